@@ -1,0 +1,39 @@
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char last_error[512];
+
+const char *g16_status_message(g16_status status)
+{
+    switch (status) {
+    case G16_OK: return "ok";
+    case G16_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case G16_ERR_BAD_ENCODING: return "bad encoding";
+    case G16_ERR_NOT_ON_CURVE: return "point not on curve";
+    case G16_ERR_NOT_IN_SUBGROUP: return "point not in the prime-order subgroup";
+    case G16_ERR_IO: return "input/output error";
+    case G16_ERR_FORMAT: return "malformed file";
+    case G16_ERR_UNSUPPORTED: return "not supported";
+    case G16_ERR_OUT_OF_MEMORY: return "out of memory";
+    case G16_ERR_VERIFY_FAILED: return "proof does not verify";
+    case G16_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+const char *g16_last_error(void) { return last_error; }
+
+const char *g16_version(void) { return G16_VERSION; }
+
+void status_clear(void) { last_error[0] = 0; }
+
+g16_status status_fail(g16_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}

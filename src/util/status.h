@@ -1,0 +1,14 @@
+/* Recording errors for g16_last_error(): each failing path sets a message and returns
+ * its status in one statement: `return status_fail(G16_ERR_FORMAT, "zkey: ...", ...);` */
+#ifndef G16_UTIL_STATUS_H
+#define G16_UTIL_STATUS_H
+
+#include "g16.h"
+
+__attribute__((format(printf, 2, 3)))
+g16_status status_fail(g16_status status, const char *fmt, ...);
+
+/* Forget the last error (at the start of a public call). */
+void status_clear(void);
+
+#endif

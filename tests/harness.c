@@ -1,0 +1,179 @@
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *g_name = "test";
+static uint64_t g_seed;
+static uint64_t g_state[4];
+static size_t g_checks, g_failures;
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void test_init(const char *name)
+{
+    g_name = name;
+    const char *s = getenv("G16_TEST_SEED");
+    if (s && *s)
+        g_seed = strtoull(s, NULL, 0);
+    else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        g_seed = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec;
+    }
+    uint64_t x = g_seed;
+    for (int i = 0; i < 4; i++)
+        g_state[i] = splitmix64(&x);
+    printf("%s: seed=0x%016llx (replay with G16_TEST_SEED=0x%016llx)\n", name,
+           (unsigned long long)g_seed, (unsigned long long)g_seed);
+    fflush(stdout);
+}
+
+int test_finish(void)
+{
+    printf("%s: %zu checks, %zu failed (seed=0x%016llx)\n", g_name, g_checks, g_failures,
+           (unsigned long long)g_seed);
+    return g_failures == 0 && g_checks > 0 ? 0 : 1;
+}
+
+void test_skip(const char *reason)
+{
+    printf("%s: SKIPPED: %s\n", g_name, reason);
+    fflush(stdout);
+    exit(77);
+}
+
+uint64_t test_seed(void) { return g_seed; }
+
+size_t test_count(size_t base)
+{
+    const char *s = getenv("G16_TEST_SCALE");
+    size_t scale = (s && *s) ? strtoull(s, NULL, 10) : 1;
+    return base * (scale ? scale : 1);
+}
+
+/* xoshiro256** */
+uint64_t test_rand64(void)
+{
+    uint64_t *s = g_state;
+    uint64_t result = ((s[1] * 5) << 7 | (s[1] * 5) >> 57) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3] << 45 | s[3] >> 19;
+    return result;
+}
+
+void test_rand_bytes(uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = test_rand64();
+        for (size_t k = 0; k < 8 && i + k < n; k++)
+            out[i + k] = (uint8_t)(w >> (8 * k));
+    }
+}
+
+/* Uniform by rejection; one case in 16 is an edge value (0, 1, m-1) so that random runs
+ * also exercise the boundaries. */
+void test_random_fp(fp_t *r)
+{
+    uint64_t v[6];
+    switch (test_rand64() % 16) {
+    case 0: fp_zero(r); return;
+    case 1: fp_one(r); return;
+    case 2: fp_one(r); fp_neg(r, r); return;
+    default: break;
+    }
+    do {
+        for (int i = 0; i < 6; i++)
+            v[i] = test_rand64();
+        v[5] &= (1ull << 61) - 1; /* p < 2^381 */
+    } while (!fp_from_limbs(r, v));
+}
+
+void test_random_fr(fr_t *r)
+{
+    uint64_t v[4];
+    switch (test_rand64() % 16) {
+    case 0: fr_zero(r); return;
+    case 1: fr_one(r); return;
+    case 2: fr_one(r); fr_neg(r, r); return;
+    default: break;
+    }
+    do {
+        for (int i = 0; i < 4; i++)
+            v[i] = test_rand64();
+        v[3] &= (1ull << 63) - 1; /* r < 2^255 */
+    } while (!fr_from_limbs(r, v));
+}
+
+bool test_check(bool ok, const char *expr, const char *file, int line)
+{
+    g_checks++;
+    if (!ok) {
+        g_failures++;
+        if (g_failures <= 20)
+            printf("FAIL %s:%d: %s (seed=0x%016llx)\n", file, line, expr,
+                   (unsigned long long)g_seed);
+    }
+    return ok;
+}
+
+void test_hex_encode(char *out, const uint8_t *in, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+bool test_check_bytes(const uint8_t *got, const uint8_t *want, size_t n, const char *what,
+                      const char *file, int line)
+{
+    bool ok = memcmp(got, want, n) == 0;
+    if (!test_check(ok, what, file, line) && g_failures <= 20) {
+        char *h = malloc(2 * n + 1);
+        if (h) {
+            test_hex_encode(h, got, n);
+            printf("  got  %s\n", h);
+            test_hex_encode(h, want, n);
+            printf("  want %s\n", h);
+            free(h);
+        }
+    }
+    return ok;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+long test_hex_decode(uint8_t *out, size_t cap, const char *hex)
+{
+    size_t len = strlen(hex);
+    if (len % 2 || len / 2 > cap)
+        return -1;
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return (long)(len / 2);
+}
