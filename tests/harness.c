@@ -177,3 +177,57 @@ long test_hex_decode(uint8_t *out, size_t cap, const char *hex)
     }
     return (long)(len / 2);
 }
+
+FILE *test_noble_open(const char *script, size_t count)
+{
+    const char *src = getenv("G16_SOURCE_DIR");
+    const char *require = getenv("G16_REQUIRE_NOBLE");
+    bool required = require && *require && strcmp(require, "0") != 0;
+    if (!src || !*src) {
+        if (required) {
+            test_check(false, "G16_SOURCE_DIR is set (run through ctest)", __FILE__, __LINE__);
+            return NULL;
+        }
+        test_skip("G16_SOURCE_DIR not set: run through ctest");
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tools/noble/node_modules/@noble/curves/package.json", src);
+    FILE *probe = fopen(path, "r");
+    if (!probe || system("node --version >/dev/null 2>&1") != 0) {
+        if (probe)
+            fclose(probe);
+        if (required) {
+            test_check(false, "node and tools/noble/node_modules are installed", __FILE__,
+                       __LINE__);
+            return NULL;
+        }
+        test_skip("node or @noble/curves missing: run `make deps` (npm install in tools/noble)");
+    }
+    fclose(probe);
+    char cmd[4600];
+    snprintf(cmd, sizeof cmd, "node '%s/tools/noble/%s' --seed %llu --count %zu", src, script,
+             (unsigned long long)g_seed, count);
+    printf("%s: running %s\n", g_name, cmd);
+    fflush(stdout);
+    FILE *f = popen(cmd, "r");
+    test_check(f != NULL, "popen(node generator)", __FILE__, __LINE__);
+    return f;
+}
+
+void test_noble_close(FILE *f)
+{
+    if (!f)
+        return;
+    int rc = pclose(f);
+    test_check(rc == 0, "noble generator exited with status 0", __FILE__, __LINE__);
+}
+
+size_t test_split(char *line, char **tokens, size_t max)
+{
+    size_t n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < max;
+         t = strtok_r(NULL, " \t\r\n", &save))
+        tokens[n++] = t;
+    return n;
+}

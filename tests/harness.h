@@ -45,4 +45,16 @@ bool test_check_bytes(const uint8_t *got, const uint8_t *want, size_t n, const c
 long test_hex_decode(uint8_t *out, size_t cap, const char *hex);
 void test_hex_encode(char *out, const uint8_t *in, size_t n);
 
+
+
+/* Differential vectors from @noble/curves: starts `node tools/noble/<script> --seed S
+ * --count N` (S derived from the test seed) and returns its output to read line by line.
+ * When node or tools/noble/node_modules is missing the test is skipped (exit 77), unless
+ * G16_REQUIRE_NOBLE=1, which makes that a failure (CI sets it). */
+FILE *test_noble_open(const char *script, size_t count);
+/* Closes the stream; a generator that failed counts as a failed check. */
+void test_noble_close(FILE *f);
+
+/* Splits a line at spaces in place; returns the number of tokens (at most max). */
+size_t test_split(char *line, char **tokens, size_t max);
 #endif
