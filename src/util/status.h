@@ -5,10 +5,18 @@
 
 #include "g16.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 __attribute__((format(printf, 2, 3)))
 g16_status status_fail(g16_status status, const char *fmt, ...);
 
 /* Forget the last error (at the start of a public call). */
 void status_clear(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

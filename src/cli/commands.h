@@ -1,0 +1,10 @@
+/* Each `g16 <command>` is one function taking the arguments after the command name and
+ * returning the process exit status: 0 success, 1 a failed check or proof, 2 usage or
+ * input errors. */
+#ifndef G16_CLI_COMMANDS_H
+#define G16_CLI_COMMANDS_H
+
+int cmd_selftest(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+
+#endif

@@ -1,0 +1,50 @@
+/* g16: the command-line tool. Dispatches to one function per command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "g16.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command COMMANDS[] = {
+    {"selftest", cmd_selftest, "check the arithmetic against known answers"},
+    {"devices", cmd_devices, "list CUDA devices and probe the first one"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "g16 %s: a Groth16 prover for BLS12-381\n\nusage: g16 <command> [args]\n\n",
+            g16_version());
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "  %-10s %s\n  %-10s %s\n", "version", "print the version", "help",
+            "this text");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(name, "version") || !strcmp(name, "--version")) {
+        printf("g16 %s\n", g16_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(name, COMMANDS[i].name))
+            return COMMANDS[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "g16: unknown command '%s'\n\n", name);
+    usage(stderr);
+    return 2;
+}

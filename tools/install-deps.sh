@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what g16's build and tests need on a fresh Debian machine, and nothing that is
+# already there: Debian packages through apt-get, the differential-test references
+# (@noble/curves, later snarkjs) through npm with the committed lock file.
+#   tools/install-deps.sh build   compilers and CMake only (for `make demo`)
+#   tools/install-deps.sh test    also Node.js and the npm packages (for `make test`)
+set -euo pipefail
+mode=${1:-test}
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v cc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)
+if [ "$mode" = test ]; then
+  command -v node >/dev/null || need+=(nodejs)
+  command -v npm >/dev/null || need+=(npm)
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${need[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+fi
+
+if [ "$mode" = test ]; then
+  cd "$root/tools/noble"
+  # npm ci only when the installed tree is missing or older than the lock file.
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "install-deps: npm ci in tools/noble"
+    npm ci --no-audit --no-fund --silent
+  fi
+fi
