@@ -1,0 +1,30 @@
+/* Data parallelism for the CPU algorithms (NTT, MSM, setup, synthesis).
+ *
+ * One process-wide pool of worker threads, created on first use with the configured
+ * thread count. parallel_for splits [0, n) into chunks handed out through an atomic
+ * counter, so uneven chunks balance themselves; the calling thread works too. Calls may
+ * come from several threads at once: each call takes the pool in turn, and a call made
+ * from inside a parallel_for body runs serially on its caller (no deadlock, no
+ * oversubscription). */
+#ifndef G16_UTIL_PARALLEL_H
+#define G16_UTIL_PARALLEL_H
+
+#include <stddef.h>
+
+/* body(ctx, begin, end, worker): process items [begin, end); worker < parallel_threads()
+ * identifies the thread, for per-thread scratch. */
+typedef void (*parallel_body)(void *ctx, size_t begin, size_t end, unsigned worker);
+
+/* Number of threads parallel_for uses (the caller included). Default: G16_THREADS from
+ * the environment if set, else the number of online CPUs. */
+unsigned parallel_threads(void);
+
+/* Set the thread count (1 = everything on the caller). Call before parallel work starts;
+ * it resizes the pool. Returns the count in effect. */
+unsigned parallel_set_threads(unsigned threads);
+
+/* Runs body over [0, n) in chunks of at least min_chunk items and returns when every
+ * item is done. */
+void parallel_for(size_t n, size_t min_chunk, parallel_body body, void *ctx);
+
+#endif
