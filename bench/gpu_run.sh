@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: build with CUDA for sm_90, run every test (the GPU ones run
+# for real there; CPU ones too), run the benchmarks, print one table at the end.
+# Logs go to $OUT when it is set (the device tool), else to build-gpu/logs.
+#   bench/gpu_run.sh            everything
+#   bench/gpu_run.sh --quick    tests and quick benchmarks only
+set -uo pipefail
+cd "$(dirname "$0")/.."
+quick=${1:-}
+logs=${OUT:-build-gpu/logs}
+mkdir -p "$logs"
+jobs=$(nproc)
+summary=()
+row() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+uncommitted changes)')"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv 2>&1
+  nvcc --version | tail -1
+  echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+} | tee "$logs/machine.txt"
+
+t0=$(date +%s)
+if cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON >"$logs/build.log" 2>&1 &&
+   cmake --build build-gpu -j "$jobs" >>"$logs/build.log" 2>&1; then
+  row build "ok ($(( $(date +%s) - t0 )) s)"
+else
+  tail -30 "$logs/build.log"
+  row build FAILED
+  printf '%s\n' "${summary[@]}"
+  exit 1
+fi
+
+# node is absent on the GPU machine: the differential tests against noble skip there
+# (they run in CI); every GPU test compares with the CPU, which needs no node.
+(cd build-gpu && ctest --output-on-failure -j "$jobs") >"$logs/ctest.log" 2>&1
+rc=$?
+row "ctest" "$(grep -E 'tests passed|tests failed' "$logs/ctest.log" | tail -1) (rc=$rc)"
+grep -E '^device:|SKIPPED' "$logs/ctest.log" | sed 's/^[0-9]*: //' | sort -u | head -20
+
+build-gpu/g16 devices | tee "$logs/devices.txt"
+row "devices" "$(head -2 "$logs/devices.txt" | tr '\n' ' ')"
+
+if [ "$quick" = --quick ]; then
+  build-gpu/bench_arith --quick | tee "$logs/bench_arith.txt"
+else
+  build-gpu/bench_arith | tee "$logs/bench_arith.txt"
+fi
+row "bench_arith fp_mul" "$(awk '$1=="fp_mul"{print $2" ns"}' "$logs/bench_arith.txt")"
+row "bench_arith pairing" "$(awk '$1=="pairing"{print $2" "$3}' "$logs/bench_arith.txt")"
+
+echo
+echo "=== summary ==="
+printf '%s\n' "${summary[@]}"
+exit $rc
