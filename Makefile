@@ -6,6 +6,7 @@
 #   make demo     install what is missing, build, run the built-in example
 #   make test     install what is missing, build both ways, run every test
 #   make bench    the CPU benchmarks
+#   make fuzz-smoke  fuzz the file readers for FUZZ_SECONDS (20) each (clang, build-fuzz/)
 #   make gpu      on a machine with a GPU: build, GPU tests and GPU benchmarks, one table
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -36,12 +37,35 @@ demo: deps-build build
 # G16_REQUIRE_NOBLE turns a missing reference implementation into a failure, not a skip.
 test: deps-test
 	$(MAKE) test-release test-san
+	$(MAKE) fuzz-smoke
 
 test-release: build
 	cd build && G16_REQUIRE_NOBLE=1 ctest --output-on-failure -j $(JOBS)
 
 test-san: build-san
 	cd build-san && G16_REQUIRE_NOBLE=1 ctest --output-on-failure -j $(JOBS)
+
+# The .zkey/.wtns/.r1cs readers under libFuzzer (clang, ASan + UBSan) in build-fuzz/:
+# FUZZ_SECONDS per target, starting from valid files written by test_io's writer. The
+# corpus grows across runs in build-fuzz/corpus/; a crash leaves its input in
+# build-fuzz/artifacts/ and fails the target.
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS = zkey wtns r1cs
+.PHONY: fuzz-smoke
+fuzz-smoke:
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DG16_FUZZ=ON -DG16_CUDA=OFF -DG16_ASM=OFF $(CMAKE_FLAGS)
+	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS)) fuzz_seeds
+	rm -rf build-fuzz/seeds && build-fuzz/fuzz_seeds --write-seeds build-fuzz/seeds
+	@mkdir -p build-fuzz/artifacts
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t; \
+	  build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=build-fuzz/artifacts/$$t- build-fuzz/corpus/$$t build-fuzz/seeds/$$t \
+	    > build-fuzz/fuzz_$$t.log 2>&1 || { tail -40 build-fuzz/fuzz_$$t.log; \
+	    echo "fuzz_$$t: FAILED, see build-fuzz/fuzz_$$t.log and build-fuzz/artifacts/"; exit 1; }; \
+	  echo "fuzz_$$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/fuzz_$$t.log) runs" \
+	    "in $(FUZZ_SECONDS) s, corpus $$(ls build-fuzz/corpus/$$t | wc -l) inputs, no failure"; \
+	done
 
 bench: build
 	build/bench_arith

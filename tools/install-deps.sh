@@ -12,6 +12,9 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+# Libraries: a Debian -dev package is "installed" when pkg-config finds it.
+pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
 if [ "$mode" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v npm >/dev/null || need+=(npm)

@@ -6,5 +6,8 @@
 
 int cmd_selftest(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
 
 #endif

@@ -13,7 +13,10 @@ typedef struct {
 
 static const command COMMANDS[] = {
     {"selftest", cmd_selftest, "check the arithmetic against known answers"},
+    {"setup", cmd_setup, "development setup: setup <circuit.r1cs> <circuit.zkey> [--vk vk.json]"},
+    {"verify", cmd_verify, "verify a Groth16 proof: verify <vk.json> <public.json> <proof.json>"},
     {"devices", cmd_devices, "list CUDA devices and probe the first one"},
+    {"info", cmd_info, "show what a .zkey, .wtns or .r1cs file holds"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,202 @@
+/* g16 info [--check] FILE: what a .zkey, .wtns or .r1cs file holds, told by its magic.
+ * Opening checks headers and section sizes (O(1) per section); --check also reads every
+ * coefficient, point, witness value or constraint. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "curve/encoding.h"
+#include "g16.h"
+#include "io/r1cs.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
+
+static int fail(g16_status st)
+{
+    fprintf(stderr, "g16 info: %s: %s\n", g16_status_message(st), g16_last_error());
+    return 2;
+}
+
+static void print_sections(const iden3_file_t *f)
+{
+    printf("  sections (file %llu bytes", (unsigned long long)f->size);
+    if (f->trailing)
+        printf(", %llu trailing bytes after the last section", (unsigned long long)f->trailing);
+    printf("):\n  %4s  %-14s %14s %14s\n", "id", "name", "offset", "size");
+    for (uint32_t i = 0; i < f->n_sections; i++) {
+        const iden3_section_t *s = &f->sections[i];
+        printf("  %4u  %-14s %14llu %14llu\n", s->id, iden3_section_name(f, s->id),
+               (unsigned long long)s->offset, (unsigned long long)s->size);
+    }
+}
+
+/* Every point of a section on its curve; returns G16_OK or the first failure. */
+static g16_status check_points(const zkey_t *k, const zkey_points_t *pts, uint32_t id, bool g2)
+{
+    g1_affine_t p1;
+    g2_affine_t p2;
+    for (size_t i = 0; i < pts->count; i++) {
+        g16_status st = g2 ? g2_decode_snarkjs(&p2, pts->data + i * ZKEY_G2_BYTES, false)
+                           : g1_decode_snarkjs(&p1, pts->data + i * ZKEY_G1_BYTES, false);
+        if (st != G16_OK) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", g16_last_error());
+            return iden3_fail(&k->file, id, st, ": point %zu: %s", i, why);
+        }
+    }
+    return G16_OK;
+}
+
+static int info_zkey(const char *path, bool check)
+{
+    zkey_t k;
+    g16_status st = zkey_open(&k, path);
+    if (st != G16_OK)
+        return fail(st);
+    printf("%s: snarkjs proving key (zkey version %u), protocol %s, curve BLS12-381\n",
+           k.file.name, k.file.version, zkey_protocol_name(k.protocol));
+    printf("  nVars %u, nPublic %u, domain size %u (2^%u), coefficients %u\n", k.n_vars,
+           k.n_public, k.domain_size, k.log2_domain, k.n_coefs);
+    printf("  points: IC %zu, A %zu, B1 %zu, B2 %zu (G2), C %zu, H %zu\n", k.ic.count,
+           k.a.count, k.b1.count, k.b2.count, k.c.count, k.h.count);
+    if (k.contributions)
+        printf("  contributions: %llu bytes\n", (unsigned long long)k.contributions_size);
+    else
+        printf("  contributions: none (no section 10)\n");
+    print_sections(&k.file);
+    if (check) {
+        struct {
+            const zkey_points_t *pts;
+            uint32_t id;
+            bool g2;
+        } secs[] = {
+            {&k.ic, ZKEY_SECTION_IC, false}, {&k.a, ZKEY_SECTION_A, false},
+            {&k.b1, ZKEY_SECTION_B1, false}, {&k.b2, ZKEY_SECTION_B2, true},
+            {&k.c, ZKEY_SECTION_C, false},   {&k.h, ZKEY_SECTION_H, false},
+        };
+        st = zkey_validate_coefs(&k);
+        for (size_t i = 0; st == G16_OK && i < sizeof secs / sizeof secs[0]; i++)
+            st = check_points(&k, secs[i].pts, secs[i].id, secs[i].g2);
+        if (st != G16_OK) {
+            zkey_close(&k);
+            return fail(st);
+        }
+        printf("  check: %u coefficients valid; every point on its curve\n", k.n_coefs);
+    }
+    zkey_close(&k);
+    return 0;
+}
+
+static int info_wtns(const char *path, bool check)
+{
+    wtns_t w;
+    g16_status st = wtns_open(&w, path);
+    if (st != G16_OK)
+        return fail(st);
+    printf("%s: witness (wtns version %u), curve BLS12-381 (scalar field, n8 %u)\n",
+           w.file.name, w.file.version, w.n8);
+    printf("  witness values %u\n", w.n_witness);
+    print_sections(&w.file);
+    if (check) {
+        if ((st = wtns_validate(&w)) != G16_OK) {
+            wtns_close(&w);
+            return fail(st);
+        }
+        printf("  check: %u values below r, w[0] = 1\n", w.n_witness);
+    }
+    wtns_close(&w);
+    return 0;
+}
+
+static int info_r1cs(const char *path, bool check)
+{
+    r1cs_t r;
+    g16_status st = r1cs_open(&r, path);
+    if (st != G16_OK)
+        return fail(st);
+    printf("%s: constraint system (r1cs version %u), curve BLS12-381 (scalar field, fs %u)\n",
+           r.file.name, r.file.version, r.fs);
+    printf("  wires %u, public outputs %u, public inputs %u, private inputs %u, labels %llu\n",
+           r.n_wires, r.n_pub_out, r.n_pub_in, r.n_prv_in, (unsigned long long)r.n_labels);
+    printf("  constraints %u\n", r.n_constraints);
+    print_sections(&r.file);
+    if (check) {
+        if ((st = r1cs_validate(&r)) != G16_OK) {
+            r1cs_close(&r);
+            return fail(st);
+        }
+        printf("  check: %u constraints read, every wire and value in range\n",
+               r.n_constraints);
+    }
+    r1cs_close(&r);
+    return 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: g16 info [--check] FILE\n"
+                 "  FILE: a .zkey, .wtns or .r1cs file (told apart by its magic)\n"
+                 "  --check: also read every coefficient, point, value or constraint\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    bool check = false;
+    const char *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--check"))
+            check = true;
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!path && argv[i][0] != '-')
+            path = argv[i];
+        else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return 2;
+    }
+
+    /* The magic picks the reader; each reader then checks it again with the rest.
+     * O_NONBLOCK and the regular-file check keep a FIFO or a device from hanging us. */
+    unsigned char magic[4] = {0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        fprintf(stderr, "g16 info: %s: cannot open: %s\n", path, strerror(errno));
+        return 2;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "g16 info: %s: not a regular file\n", path);
+        close(fd);
+        return 2;
+    }
+    ssize_t got = read(fd, magic, sizeof magic);
+    int read_error = got < 0 ? errno : 0;
+    close(fd);
+    if (read_error) {
+        fprintf(stderr, "g16 info: %s: cannot read: %s\n", path, strerror(read_error));
+        return 2;
+    }
+    if (got == 4 && !memcmp(magic, "zkey", 4))
+        return info_zkey(path, check);
+    if (got == 4 && !memcmp(magic, "wtns", 4))
+        return info_wtns(path, check);
+    if (got == 4 && !memcmp(magic, "r1cs", 4))
+        return info_r1cs(path, check);
+    fprintf(stderr, "g16 info: %s: not a zkey, wtns or r1cs file (", path);
+    if (got < 4)
+        fprintf(stderr, "only %zd bytes", got);
+    else
+        fprintf(stderr, "magic %02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
+    fprintf(stderr, ")\n");
+    return 2;
+}

@@ -1,0 +1,91 @@
+/* g16 setup circuit.r1cs circuit.zkey [--vk verification_key.json]
+ * A single-party development setup. Exit status 0 on success, 2 on bad input. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "groth16/setup.h"
+#include "io/snarkjs_json.h"
+#include "util/parallel.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double g_start;
+
+static void progress(const char *stage)
+{
+    fprintf(stderr, "  [%7.2f s] %s\n", now_s() - g_start, stage);
+}
+
+int cmd_setup(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL, *vk_path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--vk") && i + 1 < argc)
+            vk_path = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "g16 setup: unknown option %s\n", argv[i]);
+            return 2;
+        } else if (!in)
+            in = argv[i];
+        else if (!out)
+            out = argv[i];
+        else {
+            fprintf(stderr, "g16 setup: too many arguments\n");
+            return 2;
+        }
+    }
+    if (!in || !out) {
+        fprintf(stderr, "usage: g16 setup <circuit.r1cs> <circuit.zkey> [--vk verification_key.json]\n");
+        return 2;
+    }
+    fprintf(stderr,
+            "g16 setup: DEVELOPMENT SETUP, NOT FOR PRODUCTION. One party (this process) knows\n"
+            "the trapdoor while it runs; it comes from the OS CSPRNG and is wiped after use,\n"
+            "but production keys need a multi-party ceremony.\n");
+    g_start = now_s();
+    r1cs_t r1cs;
+    constraint_matrices cs;
+    groth16_setup_key key;
+    g16_status st = r1cs_open(&r1cs, in);
+    if (st) {
+        fprintf(stderr, "g16 setup: %s\n", g16_last_error());
+        return 2;
+    }
+    st = constraint_matrices_from_r1cs(&cs, &r1cs);
+    r1cs_close(&r1cs);
+    if (st) {
+        fprintf(stderr, "g16 setup: %s\n", g16_last_error());
+        return 2;
+    }
+    fprintf(stderr, "  %zu constraints, %zu wires, %zu public, domain %zu, %u threads\n",
+            cs.n_constraints, cs.n_vars, cs.n_public,
+            setup_domain_size(cs.n_constraints, cs.n_public), parallel_threads());
+    st = groth16_setup(&key, &cs, progress);
+    if (!st) {
+        progress("writing the key");
+        st = zkey_write(out, &key, &cs);
+    }
+    if (!st && vk_path) {
+        groth16_vk vk = {.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
+                         .delta2 = key.delta2, .n_public = key.n_public, .ic = key.ic};
+        st = json_write_vk(vk_path, &vk);
+    }
+    if (!st)
+        fprintf(stderr, "  [%7.2f s] done: %s%s%s\n", now_s() - g_start, out,
+                vk_path ? ", " : "", vk_path ? vk_path : "");
+    groth16_setup_key_free(&key);
+    constraint_matrices_free(&cs);
+    if (st) {
+        fprintf(stderr, "g16 setup: %s\n", g16_last_error());
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,80 @@
+/* Development setup for Groth16 (single party): proving and verifying keys for a
+ * constraint system, in the layout snarkjs uses (so snarkjs can prove and verify with
+ * them, and g16 reads them like any .zkey).
+ *
+ * NOT FOR PRODUCTION: one party knows the trapdoor while it runs. The trapdoor (tau,
+ * alpha, beta, delta) comes from the OS CSPRNG and is wiped from memory before
+ * returning, but a real deployment needs a multi-party ceremony.
+ *
+ * The key follows snarkjs exactly: gamma = 1; the n-domain has
+ * n = 2^(floor(log2(m + nPublic)) + 1) points; public signal s gets an extra constraint
+ * row m + s with A = 1 (so IC points are independent); H points are the odd-index
+ * Lagrange basis of the 2n-domain divided by delta (FORMATS.md). */
+#ifndef G16_GROTH16_SETUP_H
+#define G16_GROTH16_SETUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "curve/g1.h"
+#include "curve/g2.h"
+#include "g16.h"
+#include "io/r1cs.h"
+
+/* One term coeff * z[wire] of a linear combination. */
+typedef struct {
+    uint32_t wire;
+    fr_t coeff; /* Montgomery form */
+} lc_term;
+
+/* Sparse A, B, C in rows: matrix k's constraint i is terms[k][row_start[k][i] ..
+ * row_start[k][i+1]). row_start[k] has n_constraints + 1 entries. */
+typedef struct {
+    size_t n_vars;        /* wires, the constant-one wire 0 included */
+    size_t n_public;      /* public outputs + public inputs (wires 1..n_public) */
+    size_t n_constraints;
+    size_t *row_start[3];
+    lc_term *terms[3];
+} constraint_matrices;
+
+/* The matrices of a circom .r1cs, checked as they are read (nPublic = public outputs +
+ * public inputs). Free with constraint_matrices_free. */
+g16_status constraint_matrices_from_r1cs(constraint_matrices *cs, const r1cs_t *r1cs);
+void constraint_matrices_free(constraint_matrices *cs);
+
+/* A proving key in memory, laid out as the .zkey sections. */
+typedef struct {
+    size_t n_vars, n_public, domain_size, n_constraints;
+    g1_affine_t alpha1, beta1, delta1;
+    g2_affine_t beta2, gamma2, delta2;
+    g1_affine_t *ic; /* n_public + 1 */
+    g1_affine_t *a;  /* n_vars */
+    g1_affine_t *b1; /* n_vars */
+    g2_affine_t *b2; /* n_vars */
+    g1_affine_t *c;  /* n_vars - n_public - 1 */
+    g1_affine_t *h;  /* domain_size */
+} groth16_setup_key;
+
+/* The snarkjs domain size for m constraints and nPublic public signals. Returns 0 when
+ * it would exceed 2^28. */
+size_t setup_domain_size(size_t n_constraints, size_t n_public);
+
+/* Runs the setup on every thread of the pool. progress (may be NULL) is called with a
+ * short stage name as each stage starts. Free the key with groth16_setup_key_free. */
+g16_status groth16_setup(groth16_setup_key *key, const constraint_matrices *cs,
+                         void (*progress)(const char *stage));
+
+/* The same with a fixed trapdoor (tau, alpha, beta, delta), for tests only. */
+g16_status groth16_setup_with_trapdoor(groth16_setup_key *key, const constraint_matrices *cs,
+                                       const fr_t trapdoor[4],
+                                       void (*progress)(const char *stage));
+
+void groth16_setup_key_free(groth16_setup_key *key);
+
+/* Writes the key as a snarkjs-compatible Groth16 .zkey (sections 1..10; section 4 holds
+ * A and B of cs in double-Montgomery form, section 10 an empty contribution list). */
+g16_status zkey_write(const char *path, const groth16_setup_key *key,
+                      const constraint_matrices *cs);
+
+#endif
+

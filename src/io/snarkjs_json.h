@@ -1,0 +1,23 @@
+/* snarkjs's JSON files: proof.json, public.json and verification_key.json (the layouts of
+ * FORMATS.md), read and written with jansson. Numbers are decimal strings in standard
+ * form; points are affine with a trailing "1" ("0" marks infinity). Readers check every
+ * value: canonical field elements, points on the curve and in their subgroup, the
+ * protocol and curve names; errors name the file and the field. */
+#ifndef G16_IO_SNARKJS_JSON_H
+#define G16_IO_SNARKJS_JSON_H
+
+#include "groth16/groth16.h"
+
+g16_status json_read_proof(groth16_proof *proof, const char *path);
+g16_status json_write_proof(const char *path, const groth16_proof *proof);
+
+/* *inputs is malloc'd (free it); *n may be 0. */
+g16_status json_read_public(fr_t **inputs, size_t *n, const char *path);
+g16_status json_write_public(const char *path, const fr_t *inputs, size_t n);
+
+/* vk must be freed with groth16_vk_free on success. */
+g16_status json_read_vk(groth16_vk *vk, const char *path);
+/* Writes vk_alphabeta_12 = e(alpha1, beta2) too, as snarkjs does. */
+g16_status json_write_vk(const char *path, const groth16_vk *vk);
+
+#endif
