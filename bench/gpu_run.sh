@@ -21,8 +21,16 @@ row() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
   echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 } | tee "$logs/machine.txt"
 
+# Libraries the machine lacks travel as .deb files (tools/device-prepare.sh, carried as
+# .debs): unpack them into a private prefix, never into /.
+prefix_flags=()
+if ls .debs/*.deb >/dev/null 2>&1; then
+  for f in .debs/*.deb; do dpkg -x "$f" /tmp/g16-deps; done
+  prefix_flags=(-DCMAKE_PREFIX_PATH=/tmp/g16-deps/usr)
+fi
+
 t0=$(date +%s)
-if cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON >"$logs/build.log" 2>&1 &&
+if cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON "${prefix_flags[@]}" >"$logs/build.log" 2>&1 &&
    cmake --build build-gpu -j "$jobs" >>"$logs/build.log" 2>&1; then
   row build "ok ($(( $(date +%s) - t0 )) s)"
 else
