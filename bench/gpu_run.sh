@@ -26,9 +26,12 @@ row() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
 prefix_flags=()
 if ls .debs/*.deb >/dev/null 2>&1; then
   for f in .debs/*.deb; do dpkg -x "$f" /tmp/g16-deps; done
-  prefix_flags=(-DCMAKE_PREFIX_PATH=/tmp/g16-deps/usr)
+  ls /tmp/g16-deps/usr/include/jansson.h
+  # Only the unpacked prefix: a half-installed system copy must not win.
+  prefix_flags=(-DCMAKE_PREFIX_PATH=/tmp/g16-deps/usr -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
 fi
 
+rm -f build-gpu/CMakeCache.txt  # settings come from this script, not from a cache
 t0=$(date +%s)
 if cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON "${prefix_flags[@]}" >"$logs/build.log" 2>&1 &&
    cmake --build build-gpu -j "$jobs" >>"$logs/build.log" 2>&1; then
