@@ -178,7 +178,11 @@ long test_hex_decode(uint8_t *out, size_t cap, const char *hex)
     return (long)(len / 2);
 }
 
-FILE *test_noble_open(const char *script, size_t count)
+/* Starts `node tools/<tool_dir>/<script> --seed S --count N`, once probe (a path under
+ * tools/<tool_dir>) shows the packages are installed; otherwise skips with missing, or
+ * fails when G16_REQUIRE_NOBLE asks for every reference to be present. */
+static FILE *js_open(const char *tool_dir, const char *script, size_t count, const char *probe,
+                     const char *missing)
 {
     const char *src = getenv("G16_SOURCE_DIR");
     const char *require = getenv("G16_REQUIRE_NOBLE");
@@ -191,22 +195,24 @@ FILE *test_noble_open(const char *script, size_t count)
         test_skip("G16_SOURCE_DIR not set: run through ctest");
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/tools/noble/node_modules/@noble/curves/package.json", src);
-    FILE *probe = fopen(path, "r");
-    if (!probe || system("node --version >/dev/null 2>&1") != 0) {
-        if (probe)
-            fclose(probe);
+    snprintf(path, sizeof path, "%s/tools/%s/%s", src, tool_dir, probe);
+    FILE *found = fopen(path, "r");
+    if (!found || system("node --version >/dev/null 2>&1") != 0) {
+        if (found)
+            fclose(found);
         if (required) {
-            test_check(false, "node and tools/noble/node_modules are installed", __FILE__,
-                       __LINE__);
+            char what[256];
+            snprintf(what, sizeof what, "node and tools/%s/node_modules are installed",
+                     tool_dir);
+            test_check(false, what, __FILE__, __LINE__);
             return NULL;
         }
-        test_skip("node or @noble/curves missing: run `make deps` (npm install in tools/noble)");
+        test_skip(missing);
     }
-    fclose(probe);
+    fclose(found);
     char cmd[4600];
-    snprintf(cmd, sizeof cmd, "node '%s/tools/noble/%s' --seed %llu --count %zu", src, script,
-             (unsigned long long)g_seed, count);
+    snprintf(cmd, sizeof cmd, "node '%s/tools/%s/%s' --seed %llu --count %zu", src, tool_dir,
+             script, (unsigned long long)g_seed, count);
     printf("%s: running %s\n", g_name, cmd);
     fflush(stdout);
     FILE *f = popen(cmd, "r");
@@ -214,13 +220,32 @@ FILE *test_noble_open(const char *script, size_t count)
     return f;
 }
 
-void test_noble_close(FILE *f)
+FILE *test_js_open(const char *tool_dir, const char *script, size_t count)
+{
+    char missing[256];
+    snprintf(missing, sizeof missing,
+             "node or tools/%s/node_modules missing: run `make deps` (npm ci in tools/%s)",
+             tool_dir, tool_dir);
+    return js_open(tool_dir, script, count, "node_modules/.package-lock.json", missing);
+}
+
+FILE *test_noble_open(const char *script, size_t count)
+{
+    return js_open("noble", script, count, "node_modules/@noble/curves/package.json",
+                   "node or @noble/curves missing: run `make deps` (npm install in tools/noble)");
+}
+
+static void js_close(FILE *f, const char *what)
 {
     if (!f)
         return;
     int rc = pclose(f);
-    test_check(rc == 0, "noble generator exited with status 0", __FILE__, __LINE__);
+    test_check(rc == 0, what, __FILE__, __LINE__);
 }
+
+void test_js_close(FILE *f) { js_close(f, "JS generator exited with status 0"); }
+
+void test_noble_close(FILE *f) { js_close(f, "noble generator exited with status 0"); }
 
 size_t test_split(char *line, char **tokens, size_t max)
 {

@@ -47,12 +47,17 @@ void test_hex_encode(char *out, const uint8_t *in, size_t n);
 
 
 
-/* Differential vectors from @noble/curves: starts `node tools/noble/<script> --seed S
- * --count N` (S derived from the test seed) and returns its output to read line by line.
- * When node or tools/noble/node_modules is missing the test is skipped (exit 77), unless
- * G16_REQUIRE_NOBLE=1, which makes that a failure (CI sets it). */
-FILE *test_noble_open(const char *script, size_t count);
+/* Differential vectors from a JavaScript reference in tools/<tool_dir> (its own
+ * package.json and lock file): starts `node tools/<tool_dir>/<script> --seed S --count N`
+ * (S is the test seed) and returns its output to read line by line. When node or
+ * tools/<tool_dir>/node_modules is missing the test is skipped (exit 77), unless
+ * G16_REQUIRE_NOBLE=1, which makes that a failure for every reference (CI sets it). */
+FILE *test_js_open(const char *tool_dir, const char *script, size_t count);
 /* Closes the stream; a generator that failed counts as a failed check. */
+void test_js_close(FILE *f);
+
+/* test_js_open for @noble/curves in tools/noble, and its close. */
+FILE *test_noble_open(const char *script, size_t count);
 void test_noble_close(FILE *f);
 
 /* Splits a line at spaces in place; returns the number of tokens (at most max). */

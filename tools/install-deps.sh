@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what g16's build and tests need on a fresh Debian machine, and nothing that is
 # already there: Debian packages through apt-get, the differential-test references
-# (@noble/curves, later snarkjs) through npm with the committed lock file.
+# (@noble/curves, ffjavascript) through npm with the committed lock files.
 #   tools/install-deps.sh build   compilers and CMake only (for `make demo`)
 #   tools/install-deps.sh test    also Node.js and the npm packages (for `make test`)
 set -euo pipefail
@@ -18,6 +18,13 @@ pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
 if [ "$mode" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v npm >/dev/null || need+=(npm)
+  # make fuzz-smoke: clang with its libFuzzer and sanitizer runtimes; linking a one-line
+  # fuzz target tells whether both are there.
+  if ! command -v clang >/dev/null ||
+     ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+       clang -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1; then
+    need+=(clang libclang-rt-14-dev)
+  fi
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${need[*]}"
@@ -28,10 +35,13 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  cd "$root/tools/noble"
-  # npm ci only when the installed tree is missing or older than the lock file.
-  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    echo "install-deps: npm ci in tools/noble"
-    npm ci --no-audit --no-fund --silent
-  fi
+  # The JavaScript references: @noble/curves (tools/noble), ffjavascript (tools/ffjs).
+  for tool in noble ffjs; do
+    cd "$root/tools/$tool"
+    # npm ci only when the installed tree is missing or older than the lock file.
+    if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+      echo "install-deps: npm ci in tools/$tool"
+      npm ci --no-audit --no-fund --silent
+    fi
+  done
 fi
