@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "field/cpu.h"
+#include "field/mont.h"
+#include "field/mont_x86.h"
 #include "harness.h"
 
 /* A deliberately naive reference: schoolbook product then reduction by repeated
@@ -216,6 +218,138 @@ static void test_batch_inv(size_t count)
     (void)count;
 }
 
+#ifdef G16_HAVE_X86_ASM
+/* -m^-1 mod 2^64 by Newton iteration (each step doubles the correct low bits). */
+static uint64_t neg_inv64(uint64_t m0)
+{
+    uint64_t inv = m0; /* correct to 3 bits for odd m0 */
+    for (int i = 0; i < 5; i++)
+        inv *= 2 - m0 * inv;
+    return (uint64_t)0 - inv;
+}
+
+/* A value below m: random, or one of the edge cases picked by kind. */
+static void asm_test_value(uint64_t *x, const uint64_t *m, size_t n, unsigned kind)
+{
+    switch (kind) {
+    case 0: /* 0 */
+        memset(x, 0, n * 8);
+        return;
+    case 1: /* 1 */
+        memset(x, 0, n * 8);
+        x[0] = 1;
+        return;
+    case 2: /* m - 1 */
+    case 3: /* m - 2 */
+        memcpy(x, m, n * 8);
+        x[0] -= kind - 1; /* m is odd and m[0] > 2 here: no borrow */
+        return;
+    case 4: /* all-ones low limbs, top limb just below m's */
+        memset(x, 0xff, n * 8);
+        x[n - 1] = m[n - 1] - 1;
+        return;
+    case 5: /* all-ones low limb only */
+        memset(x, 0, n * 8);
+        x[0] = ~(uint64_t)0;
+        return;
+    case 6: /* all ones except the top limb, which is zero */
+        memset(x, 0xff, n * 8);
+        x[n - 1] = 0;
+        return;
+    case 7: /* top limb only */
+        memset(x, 0, n * 8);
+        x[n - 1] = m[n - 1] - 1;
+        return;
+    default: /* random below m (rejection sampling on the top limb's range) */
+        do {
+            for (size_t i = 0; i < n; i++)
+                x[i] = test_rand64();
+            x[n - 1] %= m[n - 1] + 1;
+        } while (!mont_is_canonical(x, m, n));
+        return;
+    }
+}
+
+enum { ASM_EDGE_KINDS = 8 };
+
+/* One comparison of the assembly against mont_mul, limb for limb, including r aliasing
+ * a and b. */
+static void asm_compare_one(const uint64_t *x, const uint64_t *y, const uint64_t *m,
+                            uint64_t minv, size_t n)
+{
+    uint64_t want[6], got[6], tmp[6];
+    typedef void mul_fn(uint64_t *, const uint64_t *, const uint64_t *, const uint64_t *,
+                        uint64_t);
+    typedef void sqr_fn(uint64_t *, const uint64_t *, const uint64_t *, uint64_t);
+    mul_fn *mul = n == 4 ? mont_mul_adx_4 : mont_mul_adx_6;
+    sqr_fn *sqr = n == 4 ? mont_sqr_adx_4 : mont_sqr_adx_6;
+
+    mont_mul(want, x, y, m, minv, n);
+    mul(got, x, y, m, minv);
+    CHECK(memcmp(got, want, n * 8) == 0);
+    memcpy(tmp, x, n * 8); /* r == a */
+    mul(tmp, tmp, y, m, minv);
+    CHECK(memcmp(tmp, want, n * 8) == 0);
+    memcpy(tmp, y, n * 8); /* r == b */
+    mul(tmp, x, tmp, m, minv);
+    CHECK(memcmp(tmp, want, n * 8) == 0);
+
+    mont_mul(want, x, x, m, minv, n);
+    sqr(got, x, m, minv);
+    CHECK(memcmp(got, want, n * 8) == 0);
+    memcpy(tmp, x, n * 8); /* r == a */
+    sqr(tmp, tmp, m, minv);
+    CHECK(memcmp(tmp, want, n * 8) == 0);
+    mul(got, x, x, m, minv);
+    CHECK(memcmp(got, want, n * 8) == 0);
+}
+
+static void test_asm_direct_mod(const uint64_t *m, size_t n, size_t count)
+{
+    uint64_t minv = neg_inv64(m[0]), x[6], y[6];
+    CHECK(m[0] * ((uint64_t)0 - minv) == 1);
+    /* every pair of edge values */
+    for (unsigned i = 0; i < ASM_EDGE_KINDS; i++)
+        for (unsigned j = 0; j < ASM_EDGE_KINDS; j++) {
+            asm_test_value(x, m, n, i);
+            asm_test_value(y, m, n, j);
+            asm_compare_one(x, y, m, minv, n);
+        }
+    /* edge against random, and random against random */
+    for (size_t k = 0; k < count; k++) {
+        asm_test_value(x, m, n, (unsigned)(test_rand64() % (2 * ASM_EDGE_KINDS)));
+        asm_test_value(y, m, n, ASM_EDGE_KINDS);
+        if (test_rand64() & 1)
+            asm_compare_one(x, y, m, minv, n);
+        else
+            asm_compare_one(y, x, m, minv, n);
+    }
+}
+#endif
+
+/* The assembly routines called directly (whatever cpu_use_asm says) against the portable
+ * mont_mul, limb for limb. */
+static void test_asm_direct(size_t count)
+{
+#ifdef G16_HAVE_X86_ASM
+    if (!cpu_asm_available())
+        return;
+    test_asm_direct_mod(FP_MODULUS, 6, 10 * count);
+    test_asm_direct_mod(FR_MODULUS, 4, 10 * count);
+    /* Odd moduli at the limits of the routines' bounds (they need not be prime): top limb
+     * 2^63 - 1 (t < 2m only just fits; the 6-limb squaring falls back to multiplication),
+     * and 2^62 - 1 (the largest the dedicated squaring takes). */
+    static const uint64_t m383[6] = {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, 0x7fffffffffffffff};
+    static const uint64_t m382[6] = {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, 0x3fffffffffffffff};
+    static const uint64_t m255[4] = {0xffffffffffffffed, ~0ull, ~0ull, 0x7fffffffffffffff};
+    test_asm_direct_mod(m383, 6, count);
+    test_asm_direct_mod(m382, 6, count);
+    test_asm_direct_mod(m255, 4, count);
+#else
+    (void)count;
+#endif
+}
+
 static void run_all(size_t count)
 {
     test_fp_against_naive(count);
@@ -234,5 +368,6 @@ int main(void)
     run_all(count);
     if (cpu_set_asm(true))
         run_all(count);
+    test_asm_direct(count);
     return test_finish();
 }
