@@ -30,9 +30,13 @@ deps-build:
 deps-test:
 	tools/install-deps.sh test
 
+# The built-in example: SHA-256 of one block (circom circuit, snarkjs key) in
+# tests/fixtures/sha256, proved and verified by g16.
+DEMO = tests/fixtures/sha256
 demo: deps-build build
 	build/g16 selftest
-	build/bench_arith --quick
+	build/g16 prove $(DEMO)/circuit.zkey $(DEMO)/witness.wtns build/demo-proof.json build/demo-public.json
+	build/g16 verify $(DEMO)/verification_key.json build/demo-public.json build/demo-proof.json
 
 # G16_REQUIRE_NOBLE turns a missing reference implementation into a failure, not a skip.
 test: deps-test

@@ -35,8 +35,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-  # The JavaScript references: @noble/curves (tools/noble), ffjavascript (tools/ffjs).
-  for tool in noble ffjs; do
+  # The JavaScript references: @noble/curves (tools/noble), ffjavascript (tools/ffjs),
+  # snarkjs with circom2 and circomlib (tools/snarkjs).
+  for tool in noble ffjs snarkjs; do
     cd "$root/tools/$tool"
     # npm ci only when the installed tree is missing or older than the lock file.
     if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

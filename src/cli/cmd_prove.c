@@ -1,0 +1,111 @@
+/* g16 prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>
+ * (rapidsnark's argument order; --zkey/--wtns/--proof/--public name them instead)
+ * Proves on the CPU, checks the proof against the key's own verifying key (skip with
+ * --no-verify), writes snarkjs JSON. Exit 0 proved, 1 the proof failed its check,
+ * 2 bad arguments or input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "groth16/prove.h"
+#include "io/snarkjs_json.h"
+#include "util/parallel.h"
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "g16 prove: %s%s%s\n", what, *what ? ": " : "", g16_last_error());
+    return 2;
+}
+
+int cmd_prove(int argc, char **argv)
+{
+    const char *paths[4] = {NULL, NULL, NULL, NULL};
+    static const char *flags[4] = {"--zkey", "--wtns", "--proof", "--public"};
+    bool verify = true, quiet = false;
+    int positional = 0;
+    for (int i = 0; i < argc; i++) {
+        int f = -1;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(argv[i], flags[k]))
+                f = k;
+        if (f >= 0 && i + 1 < argc)
+            paths[f] = argv[++i];
+        else if (!strcmp(argv[i], "--no-verify"))
+            verify = false;
+        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+            quiet = true;
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "g16 prove: unknown option %s\n", argv[i]);
+            return 2;
+        } else if (positional < 4) {
+            while (positional < 4 && paths[positional])
+                positional++;
+            if (positional < 4)
+                paths[positional++] = argv[i];
+        } else {
+            fprintf(stderr, "g16 prove: too many arguments\n");
+            return 2;
+        }
+    }
+    for (int k = 0; k < 4; k++)
+        if (!paths[k]) {
+            fprintf(stderr, "usage: g16 prove <circuit.zkey> <witness.wtns> <proof.json> "
+                            "<public.json> [--no-verify] [--threads N] [--quiet]\n");
+            return 2;
+        }
+
+    zkey_t key;
+    wtns_t wtns;
+    if (zkey_open(&key, paths[0]))
+        return fail("");
+    if (wtns_open(&wtns, paths[1])) {
+        zkey_close(&key);
+        return fail("");
+    }
+    groth16_proof proof;
+    fr_t *inputs = NULL;
+    groth16_prove_stats stats;
+    int rc = 0;
+    g16_status st = groth16_prove_zkey(&proof, &inputs, &stats, &key, &wtns, NULL);
+    if (st) {
+        rc = fail("");
+        goto out;
+    }
+    if (verify) {
+        groth16_vk vk;
+        if ((st = groth16_vk_from_zkey(&vk, &key))) {
+            rc = fail("reading the verifying key");
+            goto out;
+        }
+        st = groth16_verify(&vk, inputs, key.n_public, &proof);
+        groth16_vk_free(&vk);
+        if (st) {
+            fprintf(stderr, "g16 prove: the proof does not verify against the key: %s\n",
+                    g16_last_error());
+            rc = 1;
+            goto out;
+        }
+    }
+    if ((st = json_write_proof(paths[2], &proof)) ||
+        (st = json_write_public(paths[3], inputs, key.n_public))) {
+        rc = fail("");
+        goto out;
+    }
+    if (!quiet)
+        fprintf(stderr,
+                "g16 prove: %u constraints domain, %u signals, %u threads: %.1f ms "
+                "(witness %.1f, H %.1f, G1 MSMs %.1f, G2 MSM %.1f); witness %zu zero, %zu one, "
+                "%zu other%s\n",
+                key.domain_size, key.n_vars, parallel_threads(), stats.ms_total,
+                stats.ms_witness, stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2,
+                stats.scalars_zero, stats.scalars_one, stats.scalars_other,
+                verify ? "; proof verified" : "");
+out:
+    free(inputs);
+    wtns_close(&wtns);
+    zkey_close(&key);
+    return rc;
+}

@@ -1,0 +1,270 @@
+#include "prove.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "curve/encoding.h"
+#include "groth16/h_poly.h"
+#include "msm/msm.h"
+#include "util/parallel.h"
+#include "util/status.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static g16_status random_fr(fr_t *r)
+{
+    uint64_t v[4];
+    do {
+        if (getrandom(v, sizeof v, 0) != (ssize_t)sizeof v)
+            return status_fail(G16_ERR_INTERNAL, "getrandom failed");
+        v[3] &= (1ull << 63) - 1;
+    } while (!fr_from_limbs(r, v));
+    explicit_bzero(v, sizeof v);
+    return G16_OK;
+}
+
+g16_status groth16_vk_from_zkey(groth16_vk *vk, const zkey_t *key)
+{
+    g16_status st = groth16_vk_alloc(vk, key->n_public);
+    if (st)
+        return st;
+    vk->alpha1 = key->alpha1;
+    vk->beta2 = key->beta2;
+    vk->gamma2 = key->gamma2;
+    vk->delta2 = key->delta2;
+    for (size_t i = 0; i <= key->n_public; i++) {
+        st = g1_decode_snarkjs(&vk->ic[i], key->ic.data + i * ZKEY_G1_BYTES, true);
+        if (st) {
+            groth16_vk_free(vk);
+            return status_fail(st, "zkey IC point %zu: %s", i, g16_last_error());
+        }
+    }
+    return G16_OK;
+}
+
+/* --- a = A.z, b = B.z ---------------------------------------------------------------- */
+
+/* Loads 32 little-endian bytes as raw Montgomery limbs, without conversion. The
+ * coefficient bytes hold v R^2 (so their raw value is v R in Montgomery form) and the
+ * witness bytes hold w (raw value w / R): one Montgomery product gives v w. Both were
+ * checked canonical before. */
+static void load_raw(fr_t *r, const uint8_t *p)
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t w = 0;
+        for (int k = 0; k < 8; k++)
+            w |= (uint64_t)p[8 * i + k] << (8 * k);
+        r->l[i] = w;
+    }
+}
+
+typedef struct {
+    const zkey_t *key;
+    const uint8_t *witness;
+    fr_t *ab[2];
+    const size_t *bounds; /* chunk c covers entries [bounds[c], bounds[c+1]) */
+} ab_ctx;
+
+static void ab_body(void *p, size_t begin, size_t end, unsigned worker)
+{
+    ab_ctx *c = p;
+    for (size_t chunk = begin; chunk < end; chunk++)
+        for (size_t i = c->bounds[chunk]; i < c->bounds[chunk + 1]; i++) {
+            const uint8_t *e = c->key->coefs + i * ZKEY_COEF_BYTES;
+            uint32_t matrix = iden3_le32(e), row = iden3_le32(e + 4), signal = iden3_le32(e + 8);
+            fr_t coef, w, prod;
+            load_raw(&coef, e + 12);
+            load_raw(&w, c->witness + (size_t)signal * 32);
+            fr_mul(&prod, &coef, &w);
+            fr_add(&c->ab[matrix][row], &c->ab[matrix][row], &prod);
+        }
+}
+
+/* Entries are accumulated in parallel over chunks whose boundaries never split one
+ * (matrix, row) between two chunks: when the section is ordered by row (as g16 and
+ * snarkjs write it) or by (matrix, row), each chunk owns its rows. Any other order is
+ * summed on one thread. */
+static g16_status compute_ab(fr_t *a, fr_t *b, const zkey_t *key, const uint8_t *witness)
+{
+    size_t n = key->n_coefs;
+    bool by_row = true, by_matrix_row = true;
+    uint64_t prev_row = 0, prev_mr = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *e = key->coefs + i * ZKEY_COEF_BYTES;
+        uint64_t row = iden3_le32(e + 4), mr = (uint64_t)iden3_le32(e) << 32 | row;
+        if (i && row < prev_row)
+            by_row = false;
+        if (i && mr < prev_mr)
+            by_matrix_row = false;
+        prev_row = row;
+        prev_mr = mr;
+    }
+    size_t chunks = (by_row || by_matrix_row) ? 8 * (size_t)parallel_threads() : 1;
+    if (chunks > n)
+        chunks = n ? n : 1;
+    size_t *bounds = malloc((chunks + 1) * sizeof *bounds);
+    if (!bounds)
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "coefficient chunks");
+    bounds[0] = 0;
+    for (size_t c = 1; c < chunks; c++) {
+        size_t s = n * c / chunks;
+        if (s < bounds[c - 1])
+            s = bounds[c - 1];
+        /* Move forward to the first entry of a new row (or (matrix, row)). */
+        while (s > 0 && s < n) {
+            const uint8_t *e0 = key->coefs + (s - 1) * ZKEY_COEF_BYTES;
+            const uint8_t *e1 = key->coefs + s * ZKEY_COEF_BYTES;
+            bool same_row = iden3_le32(e0 + 4) == iden3_le32(e1 + 4);
+            bool same_matrix = iden3_le32(e0) == iden3_le32(e1);
+            if (by_row ? !same_row : !(same_row && same_matrix))
+                break;
+            s++;
+        }
+        bounds[c] = s;
+    }
+    bounds[chunks] = n;
+    ab_ctx ctx = {.key = key, .witness = witness, .ab = {a, b}, .bounds = bounds};
+    parallel_for(chunks, 1, ab_body, &ctx);
+    free(bounds);
+    return G16_OK;
+}
+
+typedef struct {
+    const fr_t *a, *b;
+    fr_t *c;
+} mul_ctx;
+
+static void mul_body(void *p, size_t begin, size_t end, unsigned worker)
+{
+    mul_ctx *m = p;
+    for (size_t i = begin; i < end; i++)
+        fr_mul(&m->c[i], &m->a[i], &m->b[i]);
+}
+
+/* --- the proof --------------------------------------------------------------------------- */
+
+static void add_affine(g1_jac_t *acc, const g1_affine_t *p) { g1_add_mixed(acc, acc, p); }
+
+g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
+                              groth16_prove_stats *stats, const zkey_t *key,
+                              const wtns_t *witness, const groth16_prove_options *opts)
+{
+    groth16_prove_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    *public_inputs = NULL;
+    double t0 = now_ms(), t;
+    g16_status st;
+    if ((st = wtns_check_zkey(witness, key)) || (st = wtns_validate(witness)) ||
+        (st = zkey_validate_coefs(key)))
+        return st;
+
+    size_t n = key->domain_size, nv = key->n_vars, np = key->n_public;
+    fr_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = malloc(n * sizeof *c);
+    fr_t *inputs = malloc((np ? np : 1) * sizeof *inputs);
+    msm_scalars *z = NULL, *z_aux = NULL, *hs = NULL;
+    if (!a || !b || !c || !inputs) {
+        st = status_fail(G16_ERR_OUT_OF_MEMORY, "prover buffers for domain %zu", n);
+        goto out;
+    }
+    for (size_t i = 0; i < np; i++)
+        wtns_get(&inputs[i], witness, (uint32_t)(i + 1));
+
+    /* 1. a, b, c. */
+    t = now_ms();
+    if ((st = compute_ab(a, b, key, witness->values)))
+        goto out;
+    mul_ctx mc = {a, b, c};
+    parallel_for(n, 4096, mul_body, &mc);
+    stats->ms_witness = now_ms() - t;
+
+    /* 2. h, in place in a. */
+    t = now_ms();
+    if ((st = h_poly_compute(a, a, b, c, key->log2_domain, H_POLY_SNARKJS)))
+        goto out;
+    stats->ms_h = now_ms() - t;
+
+    /* 3. MSMs. The witness is classified once for A, B1 and B2. */
+    t = now_ms();
+    g1_jac_t msm_a, msm_b1, msm_c, msm_h;
+    g2_jac_t msm_b2;
+    if ((st = msm_scalars_prepare(&z, witness->values, nv)) ||
+        (st = msm_scalars_prepare(&z_aux, witness->values + (np + 1) * 32, nv - np - 1)) ||
+        (st = msm_scalars_prepare_fr(&hs, a, n)))
+        goto out;
+    msm_scalars_counts(z, &stats->scalars_zero, &stats->scalars_one, &stats->scalars_other);
+    if ((st = msm_g1_run(&msm_a, key->a.data, z)) || (st = msm_g1_run(&msm_b1, key->b1.data, z)) ||
+        (st = msm_g1_run(&msm_c, key->c.data, z_aux)) || (st = msm_g1_run(&msm_h, key->h.data, hs)))
+        goto out;
+    stats->ms_msm_g1 = now_ms() - t;
+    t = now_ms();
+    if ((st = msm_g2_run(&msm_b2, key->b2.data, z)))
+        goto out;
+    stats->ms_msm_g2 = now_ms() - t;
+
+    /* 4. Blinding and assembly. */
+    fr_t r, s, rs;
+    if (opts && opts->fixed_r && opts->fixed_s) {
+        r = *opts->fixed_r;
+        s = *opts->fixed_s;
+    } else if ((st = random_fr(&r)) || (st = random_fr(&s)))
+        goto out;
+    fr_mul(&rs, &r, &s);
+    g1_jac_t pa, pb1, pc, tmp, delta1;
+    g2_jac_t pb, delta2;
+    g1_from_affine(&delta1, &key->delta1);
+    g2_from_affine(&delta2, &key->delta2);
+
+    pa = msm_a; /* alpha1 + A.z + r delta1 */
+    add_affine(&pa, &key->alpha1);
+    g1_mul(&tmp, &delta1, &r);
+    g1_add(&pa, &pa, &tmp);
+
+    pb = msm_b2; /* beta2 + B2.z + s delta2 */
+    g2_add_mixed(&pb, &pb, &key->beta2);
+    g2_jac_t tmp2;
+    g2_mul(&tmp2, &delta2, &s);
+    g2_add(&pb, &pb, &tmp2);
+
+    pb1 = msm_b1; /* beta1 + B1.z + s delta1 */
+    add_affine(&pb1, &key->beta1);
+    g1_mul(&tmp, &delta1, &s);
+    g1_add(&pb1, &pb1, &tmp);
+
+    pc = msm_c; /* C.z_aux + H.h + s pi_a + r B1' - r s delta1 */
+    g1_add(&pc, &pc, &msm_h);
+    g1_mul(&tmp, &pa, &s);
+    g1_add(&pc, &pc, &tmp);
+    g1_mul(&tmp, &pb1, &r);
+    g1_add(&pc, &pc, &tmp);
+    g1_mul(&tmp, &delta1, &rs);
+    g1_sub(&pc, &pc, &tmp);
+
+    g1_to_affine(&proof->a, &pa);
+    g2_to_affine(&proof->b, &pb);
+    g1_to_affine(&proof->c, &pc);
+    explicit_bzero(&r, sizeof r);
+    explicit_bzero(&s, sizeof s);
+    explicit_bzero(&rs, sizeof rs);
+    *public_inputs = inputs;
+    inputs = NULL;
+    stats->ms_total = now_ms() - t0;
+
+out:
+    msm_scalars_free(z);
+    msm_scalars_free(z_aux);
+    msm_scalars_free(hs);
+    free(a);
+    free(b);
+    free(c);
+    free(inputs);
+    return st;
+}

@@ -1,0 +1,904 @@
+/* The MSM of msm.h for one group, written once (a C "template" like curve/point_impl.h):
+ * msm_g1.c and msm_g2.c define POINT (g1, g2) and POINT_FIELD (fp, fp2), include msm.h
+ * and then this file.
+ *
+ * Plan of one run over prepared scalars (msm_internal.h: W windows of c signed bits,
+ * M = 2^(c-1) buckets per window):
+ *
+ *  - Tasks. Window j of point range p is one task with private buckets; it ends with its
+ *    window sum S(j, p) = sum_b (b+1) B_b. Ranges split the points only as far as the
+ *    thread count needs (choose_chunks): every extra range repeats the bucket reduction.
+ *    Scalars equal to one form further tasks of ONES_CHUNK points each. All tasks go
+ *    through one parallel_for, windows first, so that the short ones-tasks fill in at
+ *    the end; buckets and batches live in per-worker scratch allocated before it starts.
+ *  - Accumulation, batch affine (the default for large inputs): buckets hold affine
+ *    points, and additions B_b += P wait in a batch whose denominators x_P - x_B share
+ *    one field inversion (Montgomery's trick, 3 products per element). An affine
+ *    addition then costs 1M + 1S + 1M on top: about 5M + 1S per point against 8M + 2S
+ *    for an XYZZ mixed addition. A bucket already waiting in the batch, or an addition
+ *    with x_P = x_B (P = +-B: a doubling or a cancellation, which the affine formula
+ *    cannot do), goes instead into an XYZZ overflow accumulator of that bucket (complete
+ *    mixed addition), taken from a pool on first use; a bucket is the sum of both parts.
+ *    The batch is kept at a quarter of the buckets or BATCH_MAX, so random digits meet a
+ *    waiting bucket rarely (pending / M, ~1.5% at c = 16), and skewed digits (all in one
+ *    bucket) degrade to XYZZ speed instead of flushing one addition per inversion.
+ *    Batch affine accumulation is the method of gnark-crypto and of several ZPrize 2022
+ *    MSM entries; Montgomery's trick is from P. L. Montgomery, "Speeding the Pollard and
+ *    elliptic curve methods of factorization", Math. Comp. 48 (1987).
+ *  - Accumulation, XYZZ (small tasks, where a batch would not amortise an inversion):
+ *    buckets in XYZZ coordinates, one mixed addition per point (EFD madd-2008-s).
+ *  - Reduction: the running sum R_b = sum_{i >= b} B_i, S = sum_b R_b: two additions
+ *    per bucket and no multiplication by b; over a stretch of empty buckets R does not
+ *    change, and its equal terms are added at once by double-and-add, so sparse buckets
+ *    (few points in wide windows) cost O(log gap) each instead of one addition per bucket.
+ *  - Windows are joined by Horner's rule, c doublings between windows.
+ *  - Ones: a pairwise tree of affine additions, each level one batch with one inversion,
+ *    handling P + P (doubling), P + (-P) (both dropped) inside the batch; below ONES_TAIL
+ *    points the tree stops and the rest is added in Jacobian coordinates.
+ *
+ * Signed digits halve the buckets (a negative digit adds -P, which costs a negation):
+ * Pippenger's bucket method (N. Pippenger, "On the evaluation of powers and monomials",
+ * SIAM J. Comput. 9, 1980) with the signed windows blst also uses.
+ *
+ * Where the time goes (G1, 2^19 points, one thread): ~76% Montgomery products (of which
+ * ~6% the Fermat inversion of each batch), the rest bookkeeping. So the loops are shaped
+ * for the multiplier: the batch inversion runs CHAINS interleaved product chains, batch
+ * additions finish two at a time, buckets and bases are prefetched PREFETCH points ahead,
+ * and additions and Fp2 products are inlined (msm_field.h).
+ *
+ * Bases are read from unaligned memory with memcpy into aligned locals; nothing here
+ * casts the caller's bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "msm/msm.h"
+#include "msm/msm_field.h"
+#include "msm/msm_internal.h"
+#include "util/parallel.h"
+#include "util/status.h"
+
+#define MSM_CAT2(a, b) a##_##b
+#define MSM_CAT(a, b) MSM_CAT2(a, b)
+#define FN(name) MSM_CAT(POINT, name)
+#define MSM_GROUP MSM_CAT(msm, POINT)
+#define MSM(name) MSM_CAT(MSM_GROUP, name)
+#define F(name) MSM_CAT(POINT_FIELD, name)
+/* Additions, products, tests inline (msm_field.h); inversion and constants from the field
+ * layer. */
+#define FX(name) MSM_CAT(MSM_CAT(msmf, POINT_FIELD), name)
+#define FE MSM_CAT(POINT_FIELD, t)
+#define AFF MSM_CAT(POINT, affine_t)
+#define JAC MSM_CAT(POINT, jac_t)
+#define XYZZ MSM_CAT(POINT, xyzz_t)
+
+_Static_assert(sizeof(AFF) == 2 * sizeof(FE), "affine points are packed x, y");
+
+enum {
+    /* Pending affine additions per inversion. The inversion (~450 multiplications by
+     * Fermat) is amortised to < 0.5 per point; a larger batch collides more often with
+     * its own buckets and outgrows L2. */
+    BATCH_MAX = 1024,
+    /* Ones summed by one tree: a level's batch is large enough to amortise its
+     * inversion until the tree narrows to ONES_TAIL. */
+    ONES_CHUNK = 16384,
+    ONES_TAIL = 32,
+    /* AUTO takes batch affine accumulation from this many points per task and batches
+     * of at least BATCH_AFFINE_MIN_BATCH (c >= 10): measured crossover, one thread, G1
+     * (XYZZ / affine ms: 8192 points 93 / 100, 16384: 175 / 170, 32768: 334 / 251). */
+    BATCH_AFFINE_MIN_POINTS = 12288,
+    BATCH_AFFINE_MIN_BATCH = 128,
+    /* Points that met a bucket already in the batch wait here for the next flush; with
+     * random digits a batch of B over M buckets meets ~B^2 / 2M of them (16 at c = 16,
+     * 128 at c = 13), retried right after it. */
+    RETRY_MAX = 0,
+    /* Points ahead whose bucket and base are prefetched. */
+    PREFETCH = 8,
+};
+
+/* Bucket state bits. */
+enum { B_OCCUPIED = 1, B_PENDING = 2, B_SLOT = 4 };
+/* What a pair of the ones tree does. */
+enum { PAIR_ADD, PAIR_DOUBLE, PAIR_CANCEL };
+
+typedef struct {
+    /* Buckets of one task. */
+    uint8_t *flags;     /* [M] B_* bits (batch affine) */
+    uint32_t *slot;     /* [M] overflow slot of a bucket with B_SLOT */
+    AFF *aff;           /* [M] affine part of a bucket with B_OCCUPIED */
+    XYZZ *xyzz;         /* [M] overflow pool (batch affine) or the buckets (XYZZ) */
+    size_t slots_used;
+    /* The pending batch: additions aff[bkt[i]] += pt[i], den[i] = pt.x - aff.x. */
+    AFF *pt;            /* [BATCH_MAX] */
+    FE *den;            /* [BATCH_MAX] denominators, then their inverses */
+    FE *pre;            /* [BATCH_MAX] prefix products */
+    uint32_t *bkt;      /* [BATCH_MAX] */
+    size_t pending;
+    /* Points that met a waiting bucket, retried after the next flush. */
+    AFF *qpt;           /* [RETRY_MAX] */
+    uint32_t *qbkt;     /* [RETRY_MAX] */
+    size_t queued;
+    /* Affine trees: the ones of a ones-task, or a reduction's bucket copies. */
+    AFF *tree;          /* [T = max(ONES_CHUNK, M)] */
+    FE *tden, *tpre;    /* [T / 2] */
+    uint8_t *tkind;     /* [T / 2] */
+    uint32_t *glen;     /* [sqrt(2M)]: points per tree group of a reduction */
+    void *block;        /* the one allocation everything above points into */
+} scratch_t;
+
+typedef struct {
+    const msm_scalars *s;
+    const uint8_t *bases;
+    scratch_t *scratch;       /* [threads] */
+    size_t buckets;           /* M */
+    unsigned chunks;          /* point ranges per window */
+    size_t batch_max;         /* pending additions per inversion, <= BATCH_MAX */
+    size_t window_tasks;      /* windows * chunks */
+    size_t ones_tasks;
+    bool batch_affine;
+    JAC *window_sum;          /* [window_tasks], index j * chunks + p */
+    JAC *ones_sum;            /* [ones_tasks] */
+} run_ctx;
+
+/* ====================================================================================
+ * Small helpers
+ * ==================================================================================== */
+
+/* *p = base `index`; false when it is the point at infinity (all-zero bytes). */
+static inline bool load_base(AFF *p, const uint8_t *bases, uint32_t index)
+{
+    memcpy(p, bases + (size_t)index * sizeof(AFF), sizeof(AFF));
+    return !(FX(is_zero)(&p->x) & FX(is_zero)(&p->y));
+}
+
+/* a[i] = 1 / a[i] for i < m; every a[i] must be non-zero. pre: m elements of scratch.
+ * Montgomery's trick with CHAINS interleaved running products: one chain would make
+ * every product wait for the previous one (latency ~2x the throughput of fp_mul here);
+ * element i belongs to chain i % CHAINS. */
+enum { CHAINS = 4 };
+
+static void batch_invert(FE *a, FE *pre, size_t m)
+{
+    if (m == 0)
+        return;
+    FE acc[CHAINS];
+    for (int k = 0; k < CHAINS; k++)
+        F(one)(&acc[k]);
+    size_t i = 0;
+    for (; i + CHAINS <= m; i += CHAINS)
+        for (int k = 0; k < CHAINS; k++) {
+            pre[i + k] = acc[k];
+            FX(mul)(&acc[k], &acc[k], &a[i + k]);
+        }
+    for (int k = 0; i < m; i++, k++) {
+        pre[i] = acc[k];
+        FX(mul)(&acc[k], &acc[k], &a[i]);
+    }
+    /* inv[k] = 1 / acc[k] from one inversion of the product of the four. */
+    FE p01, p23, all, inv[CHAINS], t;
+    FX(mul)(&p01, &acc[0], &acc[1]);
+    FX(mul)(&p23, &acc[2], &acc[3]);
+    FX(mul)(&all, &p01, &p23);
+    F(inv)(&all, &all);
+    FX(mul)(&t, &all, &p23); /* 1 / (acc0 acc1) */
+    FX(mul)(&inv[0], &t, &acc[1]);
+    FX(mul)(&inv[1], &t, &acc[0]);
+    FX(mul)(&t, &all, &p01); /* 1 / (acc2 acc3) */
+    FX(mul)(&inv[2], &t, &acc[3]);
+    FX(mul)(&inv[3], &t, &acc[2]);
+    /* Walk back: inv[k] = 1 / (prefix of chain k up to i), a[i] = inv[k] * pre[i]. */
+    size_t tail = m % CHAINS;
+    for (size_t j = m; j-- > m - tail;) {
+        int k = (int)(j % CHAINS);
+        FX(mul)(&t, &inv[k], &pre[j]);
+        FX(mul)(&inv[k], &inv[k], &a[j]);
+        a[j] = t;
+    }
+    for (size_t j = m - tail; j >= CHAINS; j -= CHAINS)
+        for (int k = CHAINS - 1; k >= 0; k--) {
+            size_t e = j - CHAINS + (size_t)k;
+            FX(mul)(&t, &inv[k], &pre[e]);
+            FX(mul)(&inv[k], &inv[k], &a[e]);
+            a[e] = t;
+        }
+}
+
+/* r = a + b in affine coordinates, given lambda's numerator num and inv = 1 / denominator
+ * (b.x - a.x for an addition, 2 a.y for a doubling, where b = a). r may alias a. */
+static inline void affine_finish(AFF *r, const AFF *a, const AFF *b, const FE *num,
+                                 const FE *inv)
+{
+    FE lam, x3, t;
+    FX(mul)(&lam, num, inv);
+    FX(sqr)(&x3, &lam);
+    FX(sub)(&x3, &x3, &a->x);
+    FX(sub)(&x3, &x3, &b->x);
+    FX(sub)(&t, &a->x, &x3);
+    FX(mul)(&t, &t, &lam);
+    FX(sub)(&r->y, &t, &a->y);
+    r->x = x3;
+}
+
+/* Two independent affine_finish in lockstep, so that one's product runs while the other
+ * waits for its previous one (each finish is a chain of three dependent products). The
+ * outputs must not alias the other pair's inputs. */
+static inline void affine_finish2(AFF *r0, const AFF *a0, const AFF *b0, const FE *num0,
+                                  const FE *inv0, AFF *r1, const AFF *a1, const AFF *b1,
+                                  const FE *num1, const FE *inv1)
+{
+    FE lam0, x0, t0, lam1, x1, t1;
+    FX(mul)(&lam0, num0, inv0);
+    FX(mul)(&lam1, num1, inv1);
+    FX(sqr)(&x0, &lam0);
+    FX(sqr)(&x1, &lam1);
+    FX(sub)(&x0, &x0, &a0->x);
+    FX(sub)(&x1, &x1, &a1->x);
+    FX(sub)(&x0, &x0, &b0->x);
+    FX(sub)(&x1, &x1, &b1->x);
+    FX(sub)(&t0, &a0->x, &x0);
+    FX(sub)(&t1, &a1->x, &x1);
+    FX(mul)(&t0, &t0, &lam0);
+    FX(mul)(&t1, &t1, &lam1);
+    FX(sub)(&r0->y, &t0, &a0->y);
+    FX(sub)(&r1->y, &t1, &a1->y);
+    r0->x = x0;
+    r1->x = x1;
+}
+
+/* Sums groups of affine points in place with pairwise affine additions, one batch (one
+ * inversion) per level across all groups: group g lies at pts[g * stride ...] with len[g]
+ * points; pairs are formed while len[g] > tail, so on return len[g] <= tail. P + P
+ * (doubling) and P + (-P) (the pair vanishes) are handled inside the batch. den, pre
+ * and kind hold one entry per pair of a level: half the points of all groups. */
+static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t groups,
+                            size_t tail, FE *den, FE *pre, uint8_t *kind)
+{
+    for (;;) {
+        size_t pairs = 0;
+        for (size_t g = 0; g < groups; g++) {
+            if (len[g] <= tail)
+                continue;
+            const AFF *seg = pts + g * stride;
+            for (size_t q = 0; q < len[g] / 2; q++, pairs++) {
+                const AFF *a = &seg[2 * q], *b = &seg[2 * q + 1];
+                FX(sub)(&den[pairs], &b->x, &a->x);
+                if (!FX(is_zero)(&den[pairs])) {
+                    kind[pairs] = PAIR_ADD;
+                } else if (FX(equal)(&a->y, &b->y) && !FX(is_zero)(&a->y)) {
+                    kind[pairs] = PAIR_DOUBLE;
+                    FX(dbl)(&den[pairs], &a->y);
+                } else {
+                    /* b = -a (y = 0 would be a point of order two, which neither group
+                     * has, so only an invalid input gets here; it sums to infinity). */
+                    kind[pairs] = PAIR_CANCEL;
+                    F(one)(&den[pairs]);
+                }
+            }
+        }
+        if (pairs == 0)
+            return;
+        batch_invert(den, pre, pairs);
+        size_t e = 0;
+        for (size_t g = 0; g < groups; g++) {
+            if (len[g] <= tail)
+                continue;
+            AFF *seg = pts + g * stride;
+            size_t kept = 0;
+            /* Finishes go two at a time (affine_finish2) into locals; a held pair waits
+             * for a partner. Outputs land at kept <= (pairs done) <= q, below every
+             * pair still to be read. */
+            const AFF *ha = NULL, *hb = NULL;
+            FE hnum;
+            const FE *hinv = NULL;
+            for (size_t q = 0; q < len[g] / 2; q++, e++) {
+                const AFF *a = &seg[2 * q], *b = &seg[2 * q + 1];
+                FE num, twice;
+                switch (kind[e]) {
+                case PAIR_CANCEL:
+                    continue;
+                case PAIR_ADD:
+                    FX(sub)(&num, &b->y, &a->y);
+                    break;
+                default: /* lambda = 3 x^2 / (2 y) */
+                    FX(sqr)(&num, &a->x);
+                    FX(dbl)(&twice, &num);
+                    FX(add)(&num, &num, &twice);
+                    break;
+                }
+                if (!ha) {
+                    ha = a;
+                    hb = b;
+                    hnum = num;
+                    hinv = &den[e];
+                    continue;
+                }
+                AFF r0, r1;
+                affine_finish2(&r0, ha, hb, &hnum, hinv, &r1, a, b, &num, &den[e]);
+                seg[kept++] = r0;
+                seg[kept++] = r1;
+                ha = NULL;
+            }
+            if (ha) {
+                AFF r0;
+                affine_finish(&r0, ha, hb, &hnum, hinv);
+                seg[kept++] = r0;
+            }
+            if (len[g] & 1)
+                seg[kept++] = seg[len[g] - 1];
+            len[g] = (uint32_t)kept;
+        }
+    }
+}
+
+/* acc += [k] p for k >= 1: double-and-add, XYZZ. The reductions below use it to add a
+ * run of equal running sums at once. */
+static void xyzz_add_multiple(XYZZ *acc, const XYZZ *p, size_t k)
+{
+    if (k == 1) {
+        FN(xyzz_add)(acc, acc, p);
+        return;
+    }
+    XYZZ m;
+    int top = 63 - __builtin_clzll((unsigned long long)k);
+    m = *p;
+    for (int bit = top - 1; bit >= 0; bit--) {
+        FN(xyzz_dbl)(&m, &m);
+        if ((k >> bit) & 1)
+            FN(xyzz_add)(&m, &m, p);
+    }
+    FN(xyzz_add)(acc, acc, &m);
+}
+
+/* ====================================================================================
+ * Bucket accumulation
+ * ==================================================================================== */
+
+static void batch_flush(scratch_t *s)
+{
+    size_t m = s->pending;
+    batch_invert(s->den, s->pre, m);
+    /* Buckets in one batch are distinct, so two finishes never alias. */
+    size_t i = 0;
+    for (; i + 2 <= m; i += 2) {
+        AFF *b0 = &s->aff[s->bkt[i]], *b1 = &s->aff[s->bkt[i + 1]];
+        FE n0, n1;
+        FX(sub)(&n0, &s->pt[i].y, &b0->y);
+        FX(sub)(&n1, &s->pt[i + 1].y, &b1->y);
+        affine_finish2(b0, b0, &s->pt[i], &n0, &s->den[i], b1, b1, &s->pt[i + 1], &n1,
+                       &s->den[i + 1]);
+    }
+    if (i < m) {
+        AFF *b0 = &s->aff[s->bkt[i]];
+        FE n0;
+        FX(sub)(&n0, &s->pt[i].y, &b0->y);
+        affine_finish(b0, b0, &s->pt[i], &n0, &s->den[i]);
+    }
+    for (i = 0; i < m; i++)
+        s->flags[s->bkt[i]] &= (uint8_t)~B_PENDING;
+    s->pending = 0;
+}
+
+/* Bucket b += p through its XYZZ overflow accumulator (complete formulas). */
+static void overflow_add(scratch_t *s, uint32_t b, const AFF *p)
+{
+    if (s->flags[b] & B_SLOT) {
+        XYZZ *q = &s->xyzz[s->slot[b]];
+        FN(xyzz_add_mixed)(q, q, p);
+        return;
+    }
+    uint32_t k = (uint32_t)s->slots_used++;
+    FN(xyzz_from_affine)(&s->xyzz[k], p);
+    s->slot[b] = k;
+    s->flags[b] |= B_SLOT;
+}
+
+/* total = sum_g (g+1) v_g and *all = sum_g v_g over count group results, v_g =
+ * pts[g * stride] when len[g] == 1, else empty: the running sum with lazy gaps. */
+static void running_sum_groups(XYZZ *total, XYZZ *all, const AFF *pts, size_t stride,
+                               const uint32_t *len, size_t count)
+{
+    XYZZ run, tot;
+    FN(xyzz_set_infinity)(&run);
+    FN(xyzz_set_infinity)(&tot);
+    size_t same = 0;
+    for (size_t g = count; g-- > 0;) {
+        if (len[g] == 1) {
+            if (same && !FN(xyzz_is_infinity)(&run))
+                xyzz_add_multiple(&tot, &run, same);
+            same = 0;
+            FN(xyzz_add_mixed)(&run, &run, &pts[g * stride]);
+        }
+        same++;
+    }
+    if (!FN(xyzz_is_infinity)(&run))
+        xyzz_add_multiple(&tot, &run, same);
+    *total = tot;
+    *all = run;
+}
+
+/* The window sum S = sum_b (b+1) B_b of a batch affine task.
+ *
+ * The affine parts go through two families of batched affine trees instead of the
+ * running sum (whose two XYZZ additions per bucket cost ~24 products, twice the ~13 of
+ * two batch affine additions): with L = 2^h ~ sqrt(M) and b = hi L + lo,
+ *   G_hi = sum_lo B_(hi L + lo)  (blocks),  H_lo = sum_hi B_(hi L + lo)  (strides),
+ *   T_G = sum_hi (hi+1) G_hi,  T_H = sum_lo (lo+1) H_lo,  R = sum_b B_b,
+ *   S = L sum hi G_hi + sum lo H_lo + R = L (T_G - R) + T_H,
+ * where T_G, T_H are running sums over only M/L and L values. The few XYZZ overflow
+ * parts take the sparse running sum. */
+__attribute__((unused)) static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
+{
+    size_t m = x->buckets;
+    unsigned h = (x->s->window_bits - 1) / 2;
+    size_t l = (size_t)1 << h, blocks = m >> h;
+    AFF *pts = s->tree;
+    uint32_t *len = s->glen;
+
+    /* Overflow parts: sum (b+1) O_b over the buckets with a slot. */
+    XYZZ over, run;
+    FN(xyzz_set_infinity)(&over);
+    FN(xyzz_set_infinity)(&run);
+    size_t same = 0;
+    for (size_t b = m; s->slots_used && b-- > 0;) {
+        if (s->flags[b] & B_SLOT) {
+            if (same && !FN(xyzz_is_infinity)(&run))
+                xyzz_add_multiple(&over, &run, same);
+            same = 0;
+            FN(xyzz_add)(&run, &run, &s->xyzz[s->slot[b]]);
+        }
+        same++;
+    }
+    if (!FN(xyzz_is_infinity)(&run))
+        xyzz_add_multiple(&over, &run, same);
+
+    /* Blocks: G_hi at pts[hi * l]. */
+    for (size_t hi = 0; hi < blocks; hi++) {
+        uint32_t n = 0;
+        for (size_t b = hi * l; b < hi * l + l; b++)
+            if (s->flags[b] & B_OCCUPIED)
+                pts[hi * l + n++] = s->aff[b];
+        len[hi] = n;
+    }
+    tree_sum_groups(pts, l, len, blocks, 1, s->tden, s->tpre, s->tkind);
+    XYZZ tg, all;
+    running_sum_groups(&tg, &all, pts, l, len, blocks);
+
+    /* Strides: H_lo at pts[lo * blocks]. */
+    for (size_t lo = 0; lo < l; lo++)
+        len[lo] = 0;
+    for (size_t b = 0; b < m; b++)
+        if (s->flags[b] & B_OCCUPIED) {
+            size_t lo = b & (l - 1);
+            pts[lo * blocks + len[lo]++] = s->aff[b];
+        }
+    tree_sum_groups(pts, blocks, len, l, 1, s->tden, s->tpre, s->tkind);
+    XYZZ th, unused;
+    running_sum_groups(&th, &unused, pts, blocks, len, l);
+
+    /* S = L (T_G - R) + T_H + overflow */
+    XYZZ t = all;
+    FX(neg)(&t.y, &t.y);
+    FN(xyzz_add)(&t, &tg, &t);
+    for (unsigned i = 0; i < h; i++)
+        FN(xyzz_dbl)(&t, &t);
+    FN(xyzz_add)(&t, &t, &th);
+    FN(xyzz_add)(sum, &t, &over);
+}
+
+/* Buckets of window w over prepared scalars [lo, hi), batch affine; then the window sum. */
+static void flush_and_retry(scratch_t *s, const run_ctx *x);
+
+/* Bucket b += *p, where p is the next batch slot s->pt[s->pending] or a queued point.
+ * A bucket already waiting in the batch defers the point to the retry queue (when
+ * may_queue and there is room) or to the bucket's XYZZ overflow; so does P = +-B. */
+static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AFF *p,
+                            bool may_queue)
+{
+    uint8_t fl = s->flags[b];
+    if (!(fl & B_OCCUPIED)) {
+        s->aff[b] = *p;
+        s->flags[b] = fl | B_OCCUPIED;
+        return;
+    }
+    if (fl & B_PENDING) {
+        if (may_queue && s->queued < RETRY_MAX) {
+            s->qpt[s->queued] = *p;
+            s->qbkt[s->queued++] = b;
+        } else {
+            overflow_add(s, b, p);
+        }
+        return;
+    }
+    size_t e = s->pending;
+    FX(sub)(&s->den[e], &p->x, &s->aff[b].x);
+    if (FX(is_zero)(&s->den[e])) {
+        overflow_add(s, b, p);
+        return;
+    }
+    if (p != &s->pt[e])
+        s->pt[e] = *p;
+    s->bkt[e] = b;
+    s->flags[b] = fl | B_PENDING;
+    if (++s->pending == x->batch_max)
+        flush_and_retry(s, x);
+}
+
+/* Flushes the batch, then schedules the queued points again: their buckets are free
+ * now. A point that meets a waiting bucket a second time goes to the overflow, so this
+ * recurses at most once (the inner call finds the queue empty). */
+static void flush_and_retry(scratch_t *s, const run_ctx *x)
+{
+    batch_flush(s);
+    size_t n = s->queued;
+    s->queued = 0;
+    for (size_t i = 0; i < n; i++)
+        schedule(s, x, s->qbkt[i], &s->qpt[i], false);
+}
+
+/* Buckets of window w over prepared scalars [lo, hi), batch affine; then the window sum. */
+static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
+                                const msm_window_reader *w, size_t lo, size_t hi)
+{
+    const uint64_t(*k)[4] = x->s->other_k;
+    const uint32_t *index = x->s->other_index;
+    memset(s->flags, 0, x->buckets);
+    s->slots_used = 0;
+    s->pending = 0;
+    s->queued = 0;
+    for (size_t i = lo; i < hi; i++) {
+        if (i + PREFETCH < hi) {
+            /* The bucket array is megabytes (beyond L2) and read at random. */
+            int32_t da = msm_window_digit(w, k[i + PREFETCH]);
+            uint32_t ba = (uint32_t)(da < 0 ? -da : da) - 1;
+            if (da != 0) {
+                /* Both ends: a point spans two or three cache lines. */
+                const char *pb = (const char *)&s->aff[ba];
+                const uint8_t *pp = x->bases + (size_t)index[i + PREFETCH] * sizeof(AFF);
+                __builtin_prefetch(pb);
+                __builtin_prefetch(pb + sizeof(AFF) - 1);
+                __builtin_prefetch(pp);
+                __builtin_prefetch(pp + sizeof(AFF) - 1);
+            }
+        }
+        int32_t d = msm_window_digit(w, k[i]);
+        if (d == 0)
+            continue;
+        /* Loaded straight into the next batch slot: no copy when it is scheduled. */
+        AFF *p = &s->pt[s->pending];
+        if (!load_base(p, x->bases, index[i]))
+            continue;
+        uint32_t b;
+        if (d < 0) {
+            FX(neg)(&p->y, &p->y);
+            b = (uint32_t)(-d) - 1;
+        } else {
+            b = (uint32_t)d - 1;
+        }
+        schedule(s, x, b, p, true);
+    }
+    flush_and_retry(s, x);
+    batch_flush(s);
+
+    {
+        size_t m = x->buckets;
+        XYZZ run, total;
+        FN(xyzz_set_infinity)(&run);
+        FN(xyzz_set_infinity)(&total);
+        size_t same = 0;
+        for (size_t b = m; b-- > 0;) {
+            uint8_t fl = s->flags[b];
+            if (fl & (B_OCCUPIED | B_SLOT)) {
+                if (same && !FN(xyzz_is_infinity)(&run))
+                    xyzz_add_multiple(&total, &run, same);
+                same = 0;
+                if (fl & B_OCCUPIED)
+                    FN(xyzz_add_mixed)(&run, &run, &s->aff[b]);
+                if (fl & B_SLOT)
+                    FN(xyzz_add)(&run, &run, &s->xyzz[s->slot[b]]);
+            }
+            same++;
+        }
+        if (!FN(xyzz_is_infinity)(&run))
+            xyzz_add_multiple(&total, &run, same);
+        *sum = total;
+    }
+}
+
+/* The same with XYZZ buckets. */
+static void window_xyzz(XYZZ *sum, const run_ctx *x, scratch_t *s,
+                        const msm_window_reader *w, size_t lo, size_t hi)
+{
+    const uint64_t(*k)[4] = x->s->other_k;
+    const uint32_t *index = x->s->other_index;
+    size_t m = x->buckets;
+    XYZZ *bucket = s->xyzz;
+    memset(bucket, 0, m * sizeof *bucket);
+    for (size_t i = lo; i < hi; i++) {
+        int32_t d = msm_window_digit(w, k[i]);
+        if (d == 0)
+            continue;
+        AFF p;
+        if (!load_base(&p, x->bases, index[i]))
+            continue;
+        uint32_t b;
+        if (d < 0) {
+            FX(neg)(&p.y, &p.y);
+            b = (uint32_t)(-d) - 1;
+        } else {
+            b = (uint32_t)d - 1;
+        }
+        FN(xyzz_add_mixed)(&bucket[b], &bucket[b], &p);
+    }
+
+    /* The running sum of window_batch_affine. */
+    XYZZ run, total;
+    FN(xyzz_set_infinity)(&run);
+    FN(xyzz_set_infinity)(&total);
+    size_t same = 0;
+    for (size_t b = m; b-- > 0;) {
+        if (!FN(xyzz_is_infinity)(&bucket[b])) {
+            if (same && !FN(xyzz_is_infinity)(&run))
+                xyzz_add_multiple(&total, &run, same);
+            same = 0;
+            FN(xyzz_add)(&run, &run, &bucket[b]);
+        }
+        same++;
+    }
+    if (!FN(xyzz_is_infinity)(&run))
+        xyzz_add_multiple(&total, &run, same);
+    *sum = total;
+}
+
+/* ====================================================================================
+ * Scalars equal to one
+ * ==================================================================================== */
+
+static void ones_task(JAC *out, const run_ctx *x, scratch_t *s, size_t task)
+{
+    const msm_scalars *sc = x->s;
+    size_t lo = task * ONES_CHUNK, hi = lo + ONES_CHUNK < sc->ones ? lo + ONES_CHUNK : sc->ones;
+    AFF *tree = s->tree;
+    uint32_t m = 0;
+    for (size_t i = lo; i < hi; i++)
+        m += load_base(&tree[m], x->bases, sc->one_index[i]);
+    tree_sum_groups(tree, 0, &m, 1, ONES_TAIL, s->tden, s->tpre, s->tkind);
+    JAC acc;
+    FN(set_infinity)(&acc);
+    for (size_t i = 0; i < m; i++)
+        FN(add_mixed)(&acc, &acc, &tree[i]);
+    *out = acc;
+}
+
+/* ====================================================================================
+ * Driver
+ * ==================================================================================== */
+
+static void task_body(void *p, size_t begin, size_t end, unsigned worker)
+{
+    run_ctx *x = p;
+    scratch_t *s = &x->scratch[worker];
+    for (size_t t = begin; t < end; t++) {
+        if (t >= x->window_tasks) {
+            ones_task(&x->ones_sum[t - x->window_tasks], x, s, t - x->window_tasks);
+            continue;
+        }
+        const msm_scalars *sc = x->s;
+        unsigned j = (unsigned)(t / x->chunks), c = (unsigned)(t % x->chunks);
+        size_t lo = sc->others * c / x->chunks, hi = sc->others * (c + 1) / x->chunks;
+        msm_window_reader w = msm_window_reader_make(sc->window_bits, sc->windows, j);
+        XYZZ sum;
+        if (x->batch_affine)
+            window_batch_affine(&sum, x, s, &w, lo, hi);
+        else
+            window_xyzz(&sum, x, s, &w, lo, hi);
+        FN(xyzz_to_jac)(&x->window_sum[t], &sum);
+    }
+}
+
+/* Point ranges per window for `threads` threads: the makespan of W * P equal tasks is
+ * ceil(W P / T) tasks of (others / P) accumulations plus one reduction of `buckets`. */
+static unsigned choose_chunks(size_t others, unsigned windows, size_t buckets, unsigned threads)
+{
+    unsigned best = 1;
+    double best_cost = 0;
+    unsigned max_p = 4 * ((threads + windows - 1) / windows);
+    for (unsigned p = 1; p <= max_p && p <= others; p++) {
+        double rounds = (double)((windows * p + threads - 1) / threads);
+        double cost = rounds * ((double)others / p + 3.0 * (double)buckets);
+        if (p == 1 || cost < best_cost) {
+            best = p;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+static size_t round64(size_t v) { return (v + 63) / 64 * 64; }
+
+/* Carves the scratch of one worker out of one allocation; with block = NULL only sizes. */
+static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, bool batch_affine,
+                             bool ones)
+{
+    size_t off = 0;
+#define CARVE(field, count)                                                                 \
+    do {                                                                                    \
+        s->field = block ? (void *)(block + off) : NULL;                                    \
+        off += round64((count) * sizeof *s->field);                                         \
+    } while (0)
+    memset(s, 0, sizeof *s);
+    if (buckets) {
+        CARVE(xyzz, buckets);
+        if (batch_affine) {
+            CARVE(flags, buckets);
+            CARVE(slot, buckets);
+            CARVE(aff, buckets);
+            CARVE(pt, (size_t)BATCH_MAX);
+            CARVE(den, (size_t)BATCH_MAX);
+            CARVE(pre, (size_t)BATCH_MAX);
+            CARVE(bkt, (size_t)BATCH_MAX);
+            CARVE(qpt, (size_t)RETRY_MAX);
+            CARVE(qbkt, (size_t)RETRY_MAX);
+        }
+    }
+    size_t trees = ones ? (size_t)ONES_CHUNK : 0;
+    if (batch_affine && buckets > trees)
+        trees = buckets;
+    if (trees) {
+        CARVE(tree, trees);
+        CARVE(tden, trees / 2 + 1);
+        CARVE(tpre, trees / 2 + 1);
+        CARVE(tkind, trees / 2 + 1);
+    }
+    if (batch_affine && buckets) {
+        /* max(L, M / L) = M >> h with M = 2^(c-1), h = floor((c-1) / 2). */
+        unsigned log2m = 0;
+        while (((size_t)2 << log2m) <= buckets)
+            log2m++;
+        CARVE(glen, buckets >> (log2m / 2));
+    }
+#undef CARVE
+    s->block = block;
+    return off;
+}
+
+g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
+                         const msm_options *opts)
+{
+    FN(set_infinity)(r);
+    if (!s)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "msm: no prepared scalars");
+    if (s->n > 0 && !bases)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "msm: %zu scalars but no bases", s->n);
+    msm_options defaults = {0};
+    if (!opts)
+        opts = &defaults;
+
+    run_ctx x = {.s = s, .bases = bases};
+    unsigned threads = parallel_threads();
+    if (s->others) {
+        x.buckets = (size_t)1 << (s->window_bits - 1);
+        x.chunks = opts->point_chunks
+                       ? opts->point_chunks
+                       : choose_chunks(s->others, s->windows, x.buckets, threads);
+        if (x.chunks > s->others)
+            x.chunks = (unsigned)s->others;
+        x.window_tasks = (size_t)s->windows * x.chunks;
+        /* A point meets a bucket already in the batch with probability ~ pending / M,
+         * and then costs an XYZZ addition: keep the batch at a quarter of the buckets. */
+        x.batch_max = x.buckets / 4 < BATCH_MAX ? x.buckets / 4 : BATCH_MAX;
+        if (x.batch_max < 16)
+            x.batch_max = 16;
+        x.batch_affine = opts->accumulate == MSM_ACCUMULATE_BATCH_AFFINE ||
+                         (opts->accumulate == MSM_ACCUMULATE_AUTO &&
+                          s->others / x.chunks >= BATCH_AFFINE_MIN_POINTS &&
+                          x.batch_max >= BATCH_AFFINE_MIN_BATCH);
+    }
+    x.ones_tasks = (s->ones + ONES_CHUNK - 1) / ONES_CHUNK;
+    size_t tasks = x.window_tasks + x.ones_tasks;
+    if (tasks == 0)
+        return G16_OK;
+    /* No more workers than tasks can ever be busy; parallel_for may still name any
+     * worker below `threads`, so every one gets scratch. */
+    scratch_t probe;
+    size_t per_worker = scratch_layout(&probe, NULL, x.buckets, x.batch_affine, s->ones > 0);
+    size_t sums = tasks * sizeof(JAC);
+    x.scratch = calloc(threads, sizeof *x.scratch);
+    x.window_sum = malloc(sums);
+    x.ones_sum = x.window_sum + x.window_tasks;
+    g16_status st = G16_OK;
+    if (!x.scratch || !x.window_sum) {
+        st = status_fail(G16_ERR_OUT_OF_MEMORY, "msm: %zu bytes of task results", sums);
+        goto done;
+    }
+    for (unsigned t = 0; t < threads; t++) {
+        char *block = aligned_alloc(64, per_worker);
+        if (!block) {
+            st = status_fail(G16_ERR_OUT_OF_MEMORY,
+                             "msm: %zu bytes of bucket scratch for each of %u threads "
+                             "(2^%u buckets)",
+                             per_worker, threads, s->window_bits - 1);
+            goto done;
+        }
+        scratch_layout(&x.scratch[t], block, x.buckets, x.batch_affine, s->ones > 0);
+    }
+
+    parallel_for(tasks, 1, task_body, &x);
+
+    JAC acc;
+    FN(set_infinity)(&acc);
+    for (unsigned j = s->windows; x.window_tasks && j-- > 0;) {
+        if (j + 1 < s->windows)
+            for (unsigned b = 0; b < s->window_bits; b++)
+                FN(dbl)(&acc, &acc);
+        for (unsigned p = 0; p < x.chunks; p++)
+            FN(add)(&acc, &acc, &x.window_sum[(size_t)j * x.chunks + p]);
+    }
+    for (size_t t = 0; t < x.ones_tasks; t++)
+        FN(add)(&acc, &acc, &x.ones_sum[t]);
+    *r = acc;
+
+done:
+    if (x.scratch)
+        for (unsigned t = 0; t < threads; t++)
+            free(x.scratch[t].block);
+    free(x.scratch);
+    free(x.window_sum);
+    return st;
+}
+
+g16_status MSM(run)(JAC *r, const uint8_t *bases, const msm_scalars *s)
+{
+    return MSM(run_with)(r, bases, s, NULL);
+}
+
+g16_status MSM_GROUP(JAC *r, const uint8_t *bases, const uint8_t *scalars, size_t n)
+{
+    msm_scalars *s;
+    FN(set_infinity)(r);
+    g16_status st = msm_scalars_prepare(&s, scalars, n);
+    if (st != G16_OK)
+        return st;
+    st = MSM(run)(r, bases, s);
+    msm_scalars_free(s);
+    return st;
+}
+
+g16_status MSM(fr)(JAC *r, const uint8_t *bases, const fr_t *scalars, size_t n)
+{
+    msm_scalars *s;
+    FN(set_infinity)(r);
+    g16_status st = msm_scalars_prepare_fr(&s, scalars, n);
+    if (st != G16_OK)
+        return st;
+    st = MSM(run)(r, bases, s);
+    msm_scalars_free(s);
+    return st;
+}
+
+void MSM(reference)(JAC *r, const uint8_t *bases, const uint8_t *scalars, size_t n)
+{
+    JAC acc, p, t;
+    FN(set_infinity)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        AFF a;
+        uint64_t k[4];
+        memcpy(&a, bases + i * sizeof a, sizeof a);
+        memcpy(k, scalars + i * MSM_SCALAR_BYTES, sizeof k);
+        FN(from_affine)(&p, &a);
+        FN(mul_vartime_limbs)(&t, &p, k, 4);
+        FN(add)(&acc, &acc, &t);
+    }
+    *r = acc;
+}
+
+#undef XYZZ
+#undef JAC
+#undef AFF
+#undef FE
+#undef FX
+#undef F
+#undef MSM
+#undef MSM_GROUP
+#undef FN
+#undef MSM_CAT
+#undef MSM_CAT2
