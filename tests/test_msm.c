@@ -252,7 +252,6 @@ static void TST(fr_entry)(size_t n)
 #include "curve/g2.h"
 #include "harness.h"
 #include "msm/msm.h"
-#include "msm/msm_field.h"
 #include "util/parallel.h"
 
 #define STR2(x) #x
@@ -380,60 +379,6 @@ static void check_prepared_shared(size_t n)
     free(sblock);
 }
 
-/* The MSM's inline field operations (msm/msm_field.h) against the field layer, edge
- * values included (test_random_fp returns 0, 1 and p - 1 one time in 16), with aliasing. */
-static void check_inline_field(void)
-{
-    const uint64_t p[6] = {MSMF_P0, MSMF_P1, MSMF_P2, MSMF_P3, MSMF_P4, MSMF_P5};
-    CHECK(memcmp(p, FP_MODULUS, sizeof p) == 0);
-    for (size_t i = 0; i < test_count(3000); i++) {
-        fp_t a, b, want, got;
-        test_random_fp(&a);
-        if (i % 7 == 0)
-            b = a;
-        else
-            test_random_fp(&b);
-        fp_add(&want, &a, &b);
-        msmf_fp_add(&got, &a, &b);
-        CHECK(fp_equal(&got, &want));
-        fp_sub(&want, &a, &b);
-        msmf_fp_sub(&got, &a, &b);
-        CHECK(fp_equal(&got, &want));
-        fp_neg(&want, &a);
-        msmf_fp_neg(&got, &a);
-        CHECK(fp_equal(&got, &want));
-        fp_dbl(&want, &a);
-        got = a;
-        msmf_fp_dbl(&got, &got);
-        CHECK(fp_equal(&got, &want));
-        CHECK(msmf_fp_is_zero(&a) == fp_is_zero(&a));
-        CHECK(msmf_fp_equal(&a, &b) == fp_equal(&a, &b));
-
-        fp2_t x, y, w2, g2;
-        x.c0 = a;
-        x.c1 = b;
-        test_random_fp(&y.c0);
-        test_random_fp(&y.c1);
-        fp2_mul(&w2, &x, &y);
-        msmf_fp2_mul(&g2, &x, &y);
-        CHECK(fp2_equal(&g2, &w2));
-        g2 = x;
-        msmf_fp2_mul(&g2, &g2, &g2);
-        fp2_sqr(&w2, &x);
-        CHECK(fp2_equal(&g2, &w2));
-        g2 = x;
-        msmf_fp2_sqr(&g2, &g2);
-        CHECK(fp2_equal(&g2, &w2));
-        fp2_sub(&w2, &x, &y);
-        msmf_fp2_sub(&g2, &x, &y);
-        CHECK(fp2_equal(&g2, &w2));
-        fp2_neg(&w2, &x);
-        msmf_fp2_neg(&g2, &x);
-        CHECK(fp2_equal(&g2, &w2));
-        CHECK(msmf_fp2_is_zero(&x) == fp2_is_zero(&x));
-    }
-}
-
 static void check_errors(void)
 {
     uint8_t sc[3 * 32] = {0};
@@ -516,7 +461,6 @@ int main(void)
     t_g1_fr_entry(257);
     t_g2_fr_entry(65);
     check_prepared_shared(3000);
-    check_inline_field();
     check_errors();
     return test_finish();
 }

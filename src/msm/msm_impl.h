@@ -11,26 +11,30 @@
  *    Scalars equal to one form further tasks of ONES_CHUNK points each. All tasks go
  *    through one parallel_for, windows first, so that the short ones-tasks fill in at
  *    the end; buckets and batches live in per-worker scratch allocated before it starts.
- *  - Accumulation, batch affine (the default for large inputs): buckets hold affine
+ *  - Accumulation, batch affine (the default for large tasks): buckets hold affine
  *    points, and additions B_b += P wait in a batch whose denominators x_P - x_B share
  *    one field inversion (Montgomery's trick, 3 products per element). An affine
  *    addition then costs 1M + 1S + 1M on top: about 5M + 1S per point against 8M + 2S
- *    for an XYZZ mixed addition. A bucket already waiting in the batch, or an addition
- *    with x_P = x_B (P = +-B: a doubling or a cancellation, which the affine formula
- *    cannot do), goes instead into an XYZZ overflow accumulator of that bucket (complete
- *    mixed addition), taken from a pool on first use; a bucket is the sum of both parts.
- *    The batch is kept at a quarter of the buckets or BATCH_MAX, so random digits meet a
- *    waiting bucket rarely (pending / M, ~1.5% at c = 16), and skewed digits (all in one
- *    bucket) degrade to XYZZ speed instead of flushing one addition per inversion.
- *    Batch affine accumulation is the method of gnark-crypto and of several ZPrize 2022
- *    MSM entries; Montgomery's trick is from P. L. Montgomery, "Speeding the Pollard and
- *    elliptic curve methods of factorization", Math. Comp. 48 (1987).
+ *    for an XYZZ mixed addition. A point whose bucket is already waiting in the batch
+ *    goes to a retry queue and is scheduled again right after the next flush. A point
+ *    that meets a waiting bucket a second time, finds the queue full, or has x_P = x_B
+ *    (P = +-B: a doubling or a cancellation, which the affine formula cannot do) goes
+ *    into an XYZZ overflow accumulator of its bucket (complete mixed addition), taken
+ *    from a pool on first use; a bucket is the sum of both parts. So random digits rarely
+ *    overflow, and skewed digits (all in one bucket) degrade to XYZZ speed instead of
+ *    flushing one addition per inversion. The batch is a quarter of the buckets, at most
+ *    BATCH_MAX. Batch affine accumulation is the method of gnark-crypto and of several
+ *    ZPrize 2022 MSM entries; Montgomery's trick is from P. L. Montgomery, "Speeding the
+ *    Pollard and elliptic curve methods of factorization", Math. Comp. 48 (1987).
  *  - Accumulation, XYZZ (small tasks, where a batch would not amortise an inversion):
  *    buckets in XYZZ coordinates, one mixed addition per point (EFD madd-2008-s).
- *  - Reduction: the running sum R_b = sum_{i >= b} B_i, S = sum_b R_b: two additions
- *    per bucket and no multiplication by b; over a stretch of empty buckets R does not
- *    change, and its equal terms are added at once by double-and-add, so sparse buckets
- *    (few points in wide windows) cost O(log gap) each instead of one addition per bucket.
+ *  - Reduction, XYZZ buckets: the running sum R_b = sum_{i >= b} B_i, S = sum_b R_b, two
+ *    additions per bucket and no multiplication by b; over a stretch of empty buckets R
+ *    does not change, and its equal terms are added at once by double-and-add, so sparse
+ *    buckets (few points, wide windows) cost O(log gap) each.
+ *  - Reduction, affine buckets: block and stride sums by batched affine trees, which
+ *    leave running sums over only ~2 sqrt(M) values (reduce_batch_affine); the overflow
+ *    parts take the sparse running sum.
  *  - Windows are joined by Horner's rule, c doublings between windows.
  *  - Ones: a pairwise tree of affine additions, each level one batch with one inversion,
  *    handling P + P (doubling), P + (-P) (both dropped) inside the batch; below ONES_TAIL
@@ -40,11 +44,13 @@
  * Pippenger's bucket method (N. Pippenger, "On the evaluation of powers and monomials",
  * SIAM J. Comput. 9, 1980) with the signed windows blst also uses.
  *
- * Where the time goes (G1, 2^19 points, one thread): ~76% Montgomery products (of which
- * ~6% the Fermat inversion of each batch), the rest bookkeeping. So the loops are shaped
- * for the multiplier: the batch inversion runs CHAINS interleaved product chains, batch
- * additions finish two at a time, buckets and bases are prefetched PREFETCH points ahead,
- * and additions and Fp2 products are inlined (msm_field.h).
+ * Where the time goes (G1, 2^19 points, one thread): ~70% Montgomery products and
+ * squarings (the Fermat inversion of each batch included), ~20% field additions, the
+ * rest bookkeeping. So the loops are shaped for the multiplier: the batch inversion runs
+ * CHAINS interleaved product chains (one chain would wait on each product's latency),
+ * affine additions finish two at a time in lockstep, and buckets and bases are
+ * prefetched PREFETCH points ahead. (An MSM-private inline copy of the additive field
+ * operations was measured and dropped once the field layer's own got as fast.)
  *
  * Bases are read from unaligned memory with memcpy into aligned locals; nothing here
  * casts the caller's bytes.
@@ -53,7 +59,6 @@
 #include <string.h>
 
 #include "msm/msm.h"
-#include "msm/msm_field.h"
 #include "msm/msm_internal.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -64,9 +69,6 @@
 #define MSM_GROUP MSM_CAT(msm, POINT)
 #define MSM(name) MSM_CAT(MSM_GROUP, name)
 #define F(name) MSM_CAT(POINT_FIELD, name)
-/* Additions, products, tests inline (msm_field.h); inversion and constants from the field
- * layer. */
-#define FX(name) MSM_CAT(MSM_CAT(msmf, POINT_FIELD), name)
 #define FE MSM_CAT(POINT_FIELD, t)
 #define AFF MSM_CAT(POINT, affine_t)
 #define JAC MSM_CAT(POINT, jac_t)
@@ -122,7 +124,7 @@ typedef struct {
     AFF *tree;          /* [T = max(ONES_CHUNK, M)] */
     FE *tden, *tpre;    /* [T / 2] */
     uint8_t *tkind;     /* [T / 2] */
-    uint32_t *glen;     /* [sqrt(2M)]: points per tree group of a reduction */
+    uint32_t *glen;     /* [max(L, M / L) <= sqrt(2M)]: points per group of a reduction */
     void *block;        /* the one allocation everything above points into */
 } scratch_t;
 
@@ -148,7 +150,7 @@ typedef struct {
 static inline bool load_base(AFF *p, const uint8_t *bases, uint32_t index)
 {
     memcpy(p, bases + (size_t)index * sizeof(AFF), sizeof(AFF));
-    return !(FX(is_zero)(&p->x) & FX(is_zero)(&p->y));
+    return !(F(is_zero)(&p->x) & F(is_zero)(&p->y));
 }
 
 /* a[i] = 1 / a[i] for i < m; every a[i] must be non-zero. pre: m elements of scratch.
@@ -168,37 +170,37 @@ static void batch_invert(FE *a, FE *pre, size_t m)
     for (; i + CHAINS <= m; i += CHAINS)
         for (int k = 0; k < CHAINS; k++) {
             pre[i + k] = acc[k];
-            FX(mul)(&acc[k], &acc[k], &a[i + k]);
+            F(mul)(&acc[k], &acc[k], &a[i + k]);
         }
     for (int k = 0; i < m; i++, k++) {
         pre[i] = acc[k];
-        FX(mul)(&acc[k], &acc[k], &a[i]);
+        F(mul)(&acc[k], &acc[k], &a[i]);
     }
     /* inv[k] = 1 / acc[k] from one inversion of the product of the four. */
     FE p01, p23, all, inv[CHAINS], t;
-    FX(mul)(&p01, &acc[0], &acc[1]);
-    FX(mul)(&p23, &acc[2], &acc[3]);
-    FX(mul)(&all, &p01, &p23);
+    F(mul)(&p01, &acc[0], &acc[1]);
+    F(mul)(&p23, &acc[2], &acc[3]);
+    F(mul)(&all, &p01, &p23);
     F(inv)(&all, &all);
-    FX(mul)(&t, &all, &p23); /* 1 / (acc0 acc1) */
-    FX(mul)(&inv[0], &t, &acc[1]);
-    FX(mul)(&inv[1], &t, &acc[0]);
-    FX(mul)(&t, &all, &p01); /* 1 / (acc2 acc3) */
-    FX(mul)(&inv[2], &t, &acc[3]);
-    FX(mul)(&inv[3], &t, &acc[2]);
+    F(mul)(&t, &all, &p23); /* 1 / (acc0 acc1) */
+    F(mul)(&inv[0], &t, &acc[1]);
+    F(mul)(&inv[1], &t, &acc[0]);
+    F(mul)(&t, &all, &p01); /* 1 / (acc2 acc3) */
+    F(mul)(&inv[2], &t, &acc[3]);
+    F(mul)(&inv[3], &t, &acc[2]);
     /* Walk back: inv[k] = 1 / (prefix of chain k up to i), a[i] = inv[k] * pre[i]. */
     size_t tail = m % CHAINS;
     for (size_t j = m; j-- > m - tail;) {
         int k = (int)(j % CHAINS);
-        FX(mul)(&t, &inv[k], &pre[j]);
-        FX(mul)(&inv[k], &inv[k], &a[j]);
+        F(mul)(&t, &inv[k], &pre[j]);
+        F(mul)(&inv[k], &inv[k], &a[j]);
         a[j] = t;
     }
     for (size_t j = m - tail; j >= CHAINS; j -= CHAINS)
         for (int k = CHAINS - 1; k >= 0; k--) {
             size_t e = j - CHAINS + (size_t)k;
-            FX(mul)(&t, &inv[k], &pre[e]);
-            FX(mul)(&inv[k], &inv[k], &a[e]);
+            F(mul)(&t, &inv[k], &pre[e]);
+            F(mul)(&inv[k], &inv[k], &a[e]);
             a[e] = t;
         }
 }
@@ -209,13 +211,13 @@ static inline void affine_finish(AFF *r, const AFF *a, const AFF *b, const FE *n
                                  const FE *inv)
 {
     FE lam, x3, t;
-    FX(mul)(&lam, num, inv);
-    FX(sqr)(&x3, &lam);
-    FX(sub)(&x3, &x3, &a->x);
-    FX(sub)(&x3, &x3, &b->x);
-    FX(sub)(&t, &a->x, &x3);
-    FX(mul)(&t, &t, &lam);
-    FX(sub)(&r->y, &t, &a->y);
+    F(mul)(&lam, num, inv);
+    F(sqr)(&x3, &lam);
+    F(sub)(&x3, &x3, &a->x);
+    F(sub)(&x3, &x3, &b->x);
+    F(sub)(&t, &a->x, &x3);
+    F(mul)(&t, &t, &lam);
+    F(sub)(&r->y, &t, &a->y);
     r->x = x3;
 }
 
@@ -227,20 +229,20 @@ static inline void affine_finish2(AFF *r0, const AFF *a0, const AFF *b0, const F
                                   const FE *num1, const FE *inv1)
 {
     FE lam0, x0, t0, lam1, x1, t1;
-    FX(mul)(&lam0, num0, inv0);
-    FX(mul)(&lam1, num1, inv1);
-    FX(sqr)(&x0, &lam0);
-    FX(sqr)(&x1, &lam1);
-    FX(sub)(&x0, &x0, &a0->x);
-    FX(sub)(&x1, &x1, &a1->x);
-    FX(sub)(&x0, &x0, &b0->x);
-    FX(sub)(&x1, &x1, &b1->x);
-    FX(sub)(&t0, &a0->x, &x0);
-    FX(sub)(&t1, &a1->x, &x1);
-    FX(mul)(&t0, &t0, &lam0);
-    FX(mul)(&t1, &t1, &lam1);
-    FX(sub)(&r0->y, &t0, &a0->y);
-    FX(sub)(&r1->y, &t1, &a1->y);
+    F(mul)(&lam0, num0, inv0);
+    F(mul)(&lam1, num1, inv1);
+    F(sqr)(&x0, &lam0);
+    F(sqr)(&x1, &lam1);
+    F(sub)(&x0, &x0, &a0->x);
+    F(sub)(&x1, &x1, &a1->x);
+    F(sub)(&x0, &x0, &b0->x);
+    F(sub)(&x1, &x1, &b1->x);
+    F(sub)(&t0, &a0->x, &x0);
+    F(sub)(&t1, &a1->x, &x1);
+    F(mul)(&t0, &t0, &lam0);
+    F(mul)(&t1, &t1, &lam1);
+    F(sub)(&r0->y, &t0, &a0->y);
+    F(sub)(&r1->y, &t1, &a1->y);
     r0->x = x0;
     r1->x = x1;
 }
@@ -261,12 +263,12 @@ static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t group
             const AFF *seg = pts + g * stride;
             for (size_t q = 0; q < len[g] / 2; q++, pairs++) {
                 const AFF *a = &seg[2 * q], *b = &seg[2 * q + 1];
-                FX(sub)(&den[pairs], &b->x, &a->x);
-                if (!FX(is_zero)(&den[pairs])) {
+                F(sub)(&den[pairs], &b->x, &a->x);
+                if (!F(is_zero)(&den[pairs])) {
                     kind[pairs] = PAIR_ADD;
-                } else if (FX(equal)(&a->y, &b->y) && !FX(is_zero)(&a->y)) {
+                } else if (F(equal)(&a->y, &b->y) && !F(is_zero)(&a->y)) {
                     kind[pairs] = PAIR_DOUBLE;
-                    FX(dbl)(&den[pairs], &a->y);
+                    F(dbl)(&den[pairs], &a->y);
                 } else {
                     /* b = -a (y = 0 would be a point of order two, which neither group
                      * has, so only an invalid input gets here; it sums to infinity). */
@@ -297,12 +299,12 @@ static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t group
                 case PAIR_CANCEL:
                     continue;
                 case PAIR_ADD:
-                    FX(sub)(&num, &b->y, &a->y);
+                    F(sub)(&num, &b->y, &a->y);
                     break;
                 default: /* lambda = 3 x^2 / (2 y) */
-                    FX(sqr)(&num, &a->x);
-                    FX(dbl)(&twice, &num);
-                    FX(add)(&num, &num, &twice);
+                    F(sqr)(&num, &a->x);
+                    F(dbl)(&twice, &num);
+                    F(add)(&num, &num, &twice);
                     break;
                 }
                 if (!ha) {
@@ -362,15 +364,15 @@ static void batch_flush(scratch_t *s)
     for (; i + 2 <= m; i += 2) {
         AFF *b0 = &s->aff[s->bkt[i]], *b1 = &s->aff[s->bkt[i + 1]];
         FE n0, n1;
-        FX(sub)(&n0, &s->pt[i].y, &b0->y);
-        FX(sub)(&n1, &s->pt[i + 1].y, &b1->y);
+        F(sub)(&n0, &s->pt[i].y, &b0->y);
+        F(sub)(&n1, &s->pt[i + 1].y, &b1->y);
         affine_finish2(b0, b0, &s->pt[i], &n0, &s->den[i], b1, b1, &s->pt[i + 1], &n1,
                        &s->den[i + 1]);
     }
     if (i < m) {
         AFF *b0 = &s->aff[s->bkt[i]];
         FE n0;
-        FX(sub)(&n0, &s->pt[i].y, &b0->y);
+        F(sub)(&n0, &s->pt[i].y, &b0->y);
         affine_finish(b0, b0, &s->pt[i], &n0, &s->den[i]);
     }
     for (i = 0; i < m; i++)
@@ -477,7 +479,7 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
 
     /* S = L (T_G - R) + T_H + overflow */
     XYZZ t = all;
-    FX(neg)(&t.y, &t.y);
+    F(neg)(&t.y, &t.y);
     FN(xyzz_add)(&t, &tg, &t);
     for (unsigned i = 0; i < h; i++)
         FN(xyzz_dbl)(&t, &t);
@@ -485,7 +487,6 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
     FN(xyzz_add)(sum, &t, &over);
 }
 
-/* Buckets of window w over prepared scalars [lo, hi), batch affine; then the window sum. */
 static void flush_and_retry(scratch_t *s, const run_ctx *x);
 
 /* Bucket b += *p, where p is the next batch slot s->pt[s->pending] or a queued point.
@@ -510,8 +511,8 @@ static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AF
         return;
     }
     size_t e = s->pending;
-    FX(sub)(&s->den[e], &p->x, &s->aff[b].x);
-    if (FX(is_zero)(&s->den[e])) {
+    F(sub)(&s->den[e], &p->x, &s->aff[b].x);
+    if (F(is_zero)(&s->den[e])) {
         overflow_add(s, b, p);
         return;
     }
@@ -569,7 +570,7 @@ static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
             continue;
         uint32_t b;
         if (d < 0) {
-            FX(neg)(&p->y, &p->y);
+            F(neg)(&p->y, &p->y);
             b = (uint32_t)(-d) - 1;
         } else {
             b = (uint32_t)d - 1;
@@ -600,7 +601,7 @@ static void window_xyzz(XYZZ *sum, const run_ctx *x, scratch_t *s,
             continue;
         uint32_t b;
         if (d < 0) {
-            FX(neg)(&p.y, &p.y);
+            F(neg)(&p.y, &p.y);
             b = (uint32_t)(-d) - 1;
         } else {
             b = (uint32_t)d - 1;
@@ -873,7 +874,6 @@ void MSM(reference)(JAC *r, const uint8_t *bases, const uint8_t *scalars, size_t
 #undef JAC
 #undef AFF
 #undef FE
-#undef FX
 #undef F
 #undef MSM
 #undef MSM_GROUP
