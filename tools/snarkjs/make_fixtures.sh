@@ -19,10 +19,13 @@
 #   SKIP_NPM=1     do not run `npm ci` (node_modules must already be installed)
 #   NEW_PROOF=1    always make a fresh proof.json
 #   ZKEY_VERIFY=0  skip `snarkjs zkey verify` (a slow full check of each zkey)
+#   GZIP_OVER=N    store generated r1cs/zkey files larger than N bytes gzipped (default: never)
+#   PTAU_POWER=k   size of the powers of tau (default 15; must cover the largest circuit)
 #
-# The only large intermediate is the prepared powers of tau (2^15, ~25 MB, the slow
-# part: ~15-20 min on 2 cores). It is cached in $FIXTURES_WORK and reused when its
-# SHA-256 matches tests/fixtures/ptau/pot15_final.ptau.sha256.
+# The only large intermediate is the prepared powers of tau (2^15, 56.6 MB; the slow
+# part: `prepare phase2` took 32 min on a busy 2-core machine). It is cached in
+# $FIXTURES_WORK and reused when its SHA-256 matches
+# tests/fixtures/ptau/pot15_final.ptau.sha256. With it cached a full run takes ~4 min.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -168,9 +171,9 @@ EOF
 
 # Header facts of a zkey/r1cs, written to info.json for the tests.
 write_info() {
-    node - "$1" "$2" <<'EOF'
+    node - "$1" "$2" "$3" <<'EOF'
 const fs = require("fs");
-const dir = process.argv[2], name = process.argv[3];
+const [work, dir, name] = process.argv.slice(2);
 function sections(file, magic) {
     const b = fs.readFileSync(file);
     if (b.toString("latin1", 0, 4) !== magic) throw new Error(file + ": bad magic");
@@ -181,10 +184,10 @@ function sections(file, magic) {
     }
     return { s, order };
 }
-const z = sections(dir + "/circuit.zkey", "zkey");
+const z = sections(work + "/circuit.zkey", "zkey");
 const h = z.s[2]; const n8q = h.readUInt32LE(0), n8r = h.readUInt32LE(4 + n8q);
 const o = 8 + n8q + n8r;
-const r1 = sections(dir + "/circuit.r1cs", "r1cs").s[1];
+const r1 = sections(work + "/circuit.r1cs", "r1cs").s[1];
 const fs8 = r1.readUInt32LE(0); const q = 4 + fs8;
 const info = {
     name, curve: "bls12381", protocol: "groth16",
@@ -196,10 +199,30 @@ const info = {
     zkeySectionOrder: z.order,
     files: {},
 };
-for (const f of fs.readdirSync(dir).sort()) if (f !== "info.json") info.files[f] = fs.statSync(dir + "/" + f).size;
+for (const f of fs.readdirSync(dir).sort()) {
+    if (f === "info.json") continue;
+    info.files[f] = fs.statSync(dir + "/" + f).size;
+    if (f.endsWith(".gz")) info.files[f.slice(0, -3) + " (uncompressed)"] = fs.statSync(work + "/" + f.slice(0, -3)).size;
+}
 fs.writeFileSync(dir + "/info.json", JSON.stringify(info, null, 2) + "\n");
 console.log(`    ${name}: constraints=${info.nConstraints} nVars=${info.nVars} nPublic=${info.nPublic} domainSize=${info.domainSize} nCoefs=${info.nCoefs}`);
 EOF
+}
+
+# Copies a generated file into the fixture tree. By default files are stored raw (the
+# tests open tests/fixtures/<name>/circuit.zkey directly). With GZIP_OVER=<bytes>, files
+# larger than that are stored as <file>.gz instead (gzip -9n: no name or timestamp, so
+# reproducible): GZIP_OVER=4000000 takes the tree from ~32 MB to ~15 MB (sha256's zkey
+# 22.5 -> 11.6 MB, its r1cs 7.1 -> 0.5 MB), but the consumers must then gunzip first.
+GZIP_OVER=${GZIP_OVER:-0}
+publish() {
+    local src=$1 dst=$2
+    rm -f "$dst" "$dst.gz"
+    if [ "$GZIP_OVER" -gt 0 ] && [ "$(stat -c %s "$src")" -gt "$GZIP_OVER" ]; then
+        gzip -9n -c "$src" >"$dst.gz"
+    else
+        cp "$src" "$dst"
+    fi
 }
 
 # ---------------------------------------------------------------- circuits
@@ -209,16 +232,16 @@ for name in $CIRCUITS; do
     rm -rf "$W"; mkdir -p "$W" "$D"
     write_input "$name" >"$D/input.json"
     run "$name: circom2 -p bls12381" "${CIRCOM[@]}" "$HERE/circuits/$name.circom" --r1cs --wasm -p bls12381 -o "$W"
-    cp "$W/$name.r1cs" "$D/circuit.r1cs"
+    mv "$W/$name.r1cs" "$W/circuit.r1cs"
     run "$name: wtns calculate" "${SNARKJS[@]}" wtns calculate "$W/${name}_js/$name.wasm" "$D/input.json" "$D/witness.wtns"
-    run "$name: wtns check" "${SNARKJS[@]}" wtns check "$D/circuit.r1cs" "$D/witness.wtns"
-    run "$name: groth16 setup" "${SNARKJS[@]}" groth16 setup "$D/circuit.r1cs" "$PTAU" "$W/circuit_0.zkey"
-    run "$name: zkey beacon (2^$BEACON_ITER_EXP)" "${SNARKJS[@]}" zkey beacon "$W/circuit_0.zkey" "$D/circuit.zkey" \
+    run "$name: wtns check" "${SNARKJS[@]}" wtns check "$W/circuit.r1cs" "$D/witness.wtns"
+    run "$name: groth16 setup" "${SNARKJS[@]}" groth16 setup "$W/circuit.r1cs" "$PTAU" "$W/circuit_0.zkey"
+    run "$name: zkey beacon (2^$BEACON_ITER_EXP)" "${SNARKJS[@]}" zkey beacon "$W/circuit_0.zkey" "$W/circuit.zkey" \
         "$ZKEY_BEACON" $BEACON_ITER_EXP -n="g16 fixtures zkey beacon"
     if [ "${ZKEY_VERIFY:-1}" = 1 ]; then
-        run "$name: zkey verify" "${SNARKJS[@]}" zkey verify "$D/circuit.r1cs" "$PTAU" "$D/circuit.zkey"
+        run "$name: zkey verify" "${SNARKJS[@]}" zkey verify "$W/circuit.r1cs" "$PTAU" "$W/circuit.zkey"
     fi
-    run "$name: export verificationkey" "${SNARKJS[@]}" zkey export verificationkey "$D/circuit.zkey" "$D/verification_key.json"
+    run "$name: export verificationkey" "${SNARKJS[@]}" zkey export verificationkey "$W/circuit.zkey" "$D/verification_key.json"
     # public.json is a function of the witness; recompute it from the witness alone so
     # that a kept proof is checked against the fresh values.
     run "$name: wtns export json" "${SNARKJS[@]}" wtns export json "$D/witness.wtns" "$W/witness.json"
@@ -229,19 +252,31 @@ for name in $CIRCUITS; do
         "$W/witness.json" "$D/verification_key.json" "$W/public.json"
     keep=0
     if [ "${NEW_PROOF:-0}" != 1 ] && [ -f "$D/proof.json" ] && [ -f "$D/public.json" ] &&
-       cmp -s <(node -p 'JSON.stringify(require(process.argv[1]))' "$W/public.json") \
-              <(node -p 'JSON.stringify(require(process.argv[1]))' "$D/public.json") &&
+       node -e 'const fs = require("fs"), [a, b] = process.argv.slice(1).map(f => JSON.parse(fs.readFileSync(f)));
+                process.exit(JSON.stringify(a) === JSON.stringify(b) ? 0 : 1)' "$W/public.json" "$D/public.json" &&
        verify_ok "$D" >/dev/null 2>&1; then
         keep=1
         echo "==> $name: existing proof.json still verifies, kept"
     fi
     if [ $keep = 0 ]; then
-        run "$name: groth16 prove" "${SNARKJS[@]}" groth16 prove "$D/circuit.zkey" "$D/witness.wtns" "$D/proof.json" "$D/public.json"
+        run "$name: groth16 prove" "${SNARKJS[@]}" groth16 prove "$W/circuit.zkey" "$D/witness.wtns" "$D/proof.json" "$D/public.json"
     fi
     run "$name: groth16 verify" verify_ok "$D"
     check_public "$name" "$D/input.json" "$D/public.json"
-    write_info "$D" "$name"
+    publish "$W/circuit.r1cs" "$D/circuit.r1cs"
+    publish "$W/circuit.zkey" "$D/circuit.zkey"
+    write_info "$W" "$D" "$name"
 done
+
+# Checksums of everything deterministic (all but proof.json and info.json, which lists
+# the proof's size). A change after a re-run means the toolchain is not reproducible.
+sums=$(cd "$OUT" && find . -path ./SHA256SUMS -prune -o -type f ! -name proof.json ! -name info.json ! -name README.md -print |
+       sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum)
+if [ -f "$OUT/SHA256SUMS" ] && ! diff <(cat "$OUT/SHA256SUMS") <(echo "$sums") >"$WORK/sums.diff"; then
+    echo "NOTE: SHA256SUMS changed (expected only if circuits, inputs or versions changed):"
+    sed 's/^/    /' "$WORK/sums.diff"
+fi
+echo "$sums" >"$OUT/SHA256SUMS"
 
 T_END=$(date +%s.%N)
 echo
