@@ -329,3 +329,27 @@ const char *iden3_prime_name(iden3_prime_t prime)
     }
     return "an unknown prime";
 }
+
+g16_status iden3_read_scalar_prime(iden3_reader_t *rd, uint32_t *size, const iden3_file_t *f,
+                                   const iden3_section_t *s, const char *size_name)
+{
+    const uint8_t *prime;
+    if (!iden3_read_u32(rd, size) || !iden3_read_bytes(rd, &prime, *size))
+        return iden3_fail(f, s->id, G16_ERR_FORMAT,
+                          "is %llu bytes, too short to hold the prime (truncated)",
+                          (unsigned long long)s->size);
+    iden3_prime_t p = iden3_identify_prime(prime, *size);
+    if (p == IDEN3_PRIME_BN254_R)
+        return iden3_fail(f, s->id, G16_ERR_UNSUPPORTED,
+                          ": the prime is BN254's r: curve BN254 not supported yet");
+    if (p != IDEN3_PRIME_BLS12_381_R)
+        return iden3_fail(f, s->id, G16_ERR_UNSUPPORTED,
+                          ": the prime (%u bytes) is %s: unsupported curve (g16 expects the "
+                          "BLS12-381 scalar field)",
+                          *size, iden3_prime_name(p));
+    if (*size != 32)
+        return iden3_fail(f, s->id, G16_ERR_FORMAT, ": %s is %u, expected 32 for BLS12-381",
+                          size_name, *size);
+    return G16_OK;
+}
+

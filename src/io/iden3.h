@@ -131,4 +131,11 @@ iden3_prime_t iden3_identify_prime(const uint8_t *p, uint32_t n);
 /* "BLS12-381 r", "BN254 q", "an unknown prime" ... */
 const char *iden3_prime_name(iden3_prime_t prime);
 
+/* Reads the "u32 size, prime (size bytes)" that opens .wtns and .r1cs headers and
+ * requires BLS12-381's r in 32 bytes: BN254 gets "not supported yet", another prime
+ * "unsupported curve", a truncated section or another size G16_ERR_FORMAT naming
+ * size_name ("n8", "fs"). */
+g16_status iden3_read_scalar_prime(iden3_reader_t *rd, uint32_t *size, const iden3_file_t *f,
+                                   const iden3_section_t *s, const char *size_name);
+
 #endif

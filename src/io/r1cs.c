@@ -29,23 +29,8 @@ static g16_status read_header(r1cs_t *r)
         return st;
     iden3_reader_t rd;
     iden3_reader_init(&rd, s);
-    const uint8_t *prime;
-    if (!iden3_read_u32(&rd, &r->fs) || !iden3_read_bytes(&rd, &prime, r->fs))
-        return iden3_fail(f, s->id, G16_ERR_FORMAT,
-                          "is %llu bytes, too short to hold the prime (truncated)",
-                          (unsigned long long)s->size);
-    iden3_prime_t p = iden3_identify_prime(prime, r->fs);
-    if (p == IDEN3_PRIME_BN254_R)
-        return iden3_fail(f, s->id, G16_ERR_UNSUPPORTED,
-                          ": the prime is BN254's r: curve BN254 not supported yet");
-    if (p != IDEN3_PRIME_BLS12_381_R)
-        return iden3_fail(f, s->id, G16_ERR_UNSUPPORTED,
-                          ": the prime (%u bytes) is %s: unsupported curve (g16 expects the "
-                          "BLS12-381 scalar field)",
-                          r->fs, iden3_prime_name(p));
-    if (r->fs != R1CS_FS)
-        return iden3_fail(f, s->id, G16_ERR_FORMAT, ": fs is %u, expected %d for BLS12-381",
-                          r->fs, R1CS_FS);
+    if ((st = iden3_read_scalar_prime(&rd, &r->fs, f, s, "fs")) != G16_OK)
+        return st;
     if (!iden3_read_u32(&rd, &r->n_wires) || !iden3_read_u32(&rd, &r->n_pub_out) ||
         !iden3_read_u32(&rd, &r->n_pub_in) || !iden3_read_u32(&rd, &r->n_prv_in) ||
         !iden3_read_u64(&rd, &r->n_labels) || !iden3_read_u32(&rd, &r->n_constraints) ||

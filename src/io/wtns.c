@@ -27,23 +27,8 @@ static g16_status parse(wtns_t *w)
         return st;
     iden3_reader_t r;
     iden3_reader_init(&r, s);
-    const uint8_t *prime;
-    if (!iden3_read_u32(&r, &w->n8) || !iden3_read_bytes(&r, &prime, w->n8))
-        return iden3_fail(f, s->id, G16_ERR_FORMAT,
-                          "is %llu bytes, too short to hold the prime (truncated)",
-                          (unsigned long long)s->size);
-    iden3_prime_t p = iden3_identify_prime(prime, w->n8);
-    if (p == IDEN3_PRIME_BN254_R)
-        return iden3_fail(f, s->id, G16_ERR_UNSUPPORTED,
-                          ": the prime is BN254's r: curve BN254 not supported yet");
-    if (p != IDEN3_PRIME_BLS12_381_R)
-        return iden3_fail(f, s->id, G16_ERR_UNSUPPORTED,
-                          ": the prime (%u bytes) is %s: unsupported curve (g16 expects the "
-                          "BLS12-381 scalar field)",
-                          w->n8, iden3_prime_name(p));
-    if (w->n8 != WTNS_N8)
-        return iden3_fail(f, s->id, G16_ERR_FORMAT, ": n8 is %u, expected %d for BLS12-381",
-                          w->n8, WTNS_N8);
+    if ((st = iden3_read_scalar_prime(&r, &w->n8, f, s, "n8")) != G16_OK)
+        return st;
     if (!iden3_read_u32(&r, &w->n_witness) || r.left != 0)
         return iden3_fail(f, s->id, G16_ERR_FORMAT, "is %llu bytes, expected %d",
                           (unsigned long long)s->size, 8 + WTNS_N8);
