@@ -10,5 +10,6 @@ int cmd_info(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

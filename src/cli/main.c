@@ -14,6 +14,7 @@ typedef struct {
 static const command COMMANDS[] = {
     {"selftest", cmd_selftest, "check the arithmetic against known answers"},
     {"prove", cmd_prove, "prove: prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>"},
+    {"bench", cmd_bench, "native circuit job: bench --circuit synthetic --constraints N --partitions P"},
     {"setup", cmd_setup, "development setup: setup <circuit.r1cs> <circuit.zkey> [--vk vk.json]"},
     {"verify", cmd_verify, "verify a Groth16 proof: verify <vk.json> <public.json> <proof.json>"},
     {"devices", cmd_devices, "list CUDA devices and probe the first one"},

@@ -152,63 +152,71 @@ static void mul_body(void *p, size_t begin, size_t end, unsigned worker)
 
 static void add_affine(g1_jac_t *acc, const g1_affine_t *p) { g1_add_mixed(acc, acc, p); }
 
-g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
-                              groth16_prove_stats *stats, const zkey_t *key,
-                              const wtns_t *witness, const groth16_prove_options *opts)
+void groth16_prover_key_from_zkey(groth16_prover_key *pk, const zkey_t *key)
 {
-    groth16_prove_stats local;
-    if (!stats)
-        stats = &local;
-    memset(stats, 0, sizeof *stats);
-    *public_inputs = NULL;
-    double t0 = now_ms(), t;
+    *pk = (groth16_prover_key){
+        .n_vars = key->n_vars, .n_public = key->n_public, .domain_size = key->domain_size,
+        .log2_domain = key->log2_domain, .alpha1 = key->alpha1, .beta1 = key->beta1,
+        .delta1 = key->delta1, .beta2 = key->beta2, .delta2 = key->delta2,
+        .a = key->a.data, .b1 = key->b1.data, .b2 = key->b2.data, .c = key->c.data,
+        .h = key->h.data};
+}
+
+void groth16_prover_key_from_setup(groth16_prover_key *pk, const groth16_setup_key *key)
+{
+    unsigned log2 = 0;
+    while (((size_t)1 << log2) < key->domain_size)
+        log2++;
+    *pk = (groth16_prover_key){
+        .n_vars = key->n_vars, .n_public = key->n_public, .domain_size = key->domain_size,
+        .log2_domain = log2, .alpha1 = key->alpha1, .beta1 = key->beta1,
+        .delta1 = key->delta1, .beta2 = key->beta2, .delta2 = key->delta2,
+        .a = (const uint8_t *)key->a, .b1 = (const uint8_t *)key->b1,
+        .b2 = (const uint8_t *)key->b2, .c = (const uint8_t *)key->c,
+        .h = (const uint8_t *)key->h};
+}
+
+g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
+                               const groth16_prover_key *pk, const fr_t *z,
+                               const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
+                               const groth16_prove_options *opts)
+{
+    size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
+    msm_scalars *zs = NULL, *z_aux = NULL, *hs = NULL;
     g16_status st;
-    if ((st = wtns_check_zkey(witness, key)) || (st = wtns_validate(witness)) ||
-        (st = zkey_validate_coefs(key)))
-        return st;
-
-    size_t n = key->domain_size, nv = key->n_vars, np = key->n_public;
-    fr_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = malloc(n * sizeof *c);
-    fr_t *inputs = malloc((np ? np : 1) * sizeof *inputs);
-    msm_scalars *z = NULL, *z_aux = NULL, *hs = NULL;
-    if (!a || !b || !c || !inputs) {
-        st = status_fail(G16_ERR_OUT_OF_MEMORY, "prover buffers for domain %zu", n);
-        goto out;
-    }
-    for (size_t i = 0; i < np; i++)
-        wtns_get(&inputs[i], witness, (uint32_t)(i + 1));
-
-    /* 1. a, b, c. */
-    t = now_ms();
-    if ((st = compute_ab(a, b, key, witness->values)))
-        goto out;
-    mul_ctx mc = {a, b, c};
-    parallel_for(n, 4096, mul_body, &mc);
-    stats->ms_witness = now_ms() - t;
+    double t;
 
     /* 2. h, in place in a. */
     t = now_ms();
-    if ((st = h_poly_compute(a, a, b, c, key->log2_domain, H_POLY_SNARKJS)))
+    if ((st = h_poly_compute(a, a, b, c, pk->log2_domain, H_POLY_SNARKJS)))
         goto out;
-    stats->ms_h = now_ms() - t;
+    stats->ms_h += now_ms() - t;
 
     /* 3. MSMs. The witness is classified once for A, B1 and B2. */
     t = now_ms();
     g1_jac_t msm_a, msm_b1, msm_c, msm_h;
     g2_jac_t msm_b2;
-    if ((st = msm_scalars_prepare(&z, witness->values, nv)) ||
-        (st = msm_scalars_prepare(&z_aux, witness->values + (np + 1) * 32, nv - np - 1)) ||
-        (st = msm_scalars_prepare_fr(&hs, a, n)))
+    if (z_bytes)
+        st = msm_scalars_prepare(&zs, z_bytes, nv);
+    else
+        st = msm_scalars_prepare_fr(&zs, z, nv);
+    if (st)
         goto out;
-    msm_scalars_counts(z, &stats->scalars_zero, &stats->scalars_one, &stats->scalars_other);
-    if ((st = msm_g1_run(&msm_a, key->a.data, z)) || (st = msm_g1_run(&msm_b1, key->b1.data, z)) ||
-        (st = msm_g1_run(&msm_c, key->c.data, z_aux)) || (st = msm_g1_run(&msm_h, key->h.data, hs)))
+    if (z_bytes)
+        st = msm_scalars_prepare(&z_aux, z_bytes + (np + 1) * 32, nv - np - 1);
+    else
+        st = msm_scalars_prepare_fr(&z_aux, z + np + 1, nv - np - 1);
+    if (st || (st = msm_scalars_prepare_fr(&hs, a, n)))
         goto out;
-    stats->ms_msm_g1 = now_ms() - t;
+    msm_scalars_counts(zs, &stats->scalars_zero, &stats->scalars_one, &stats->scalars_other);
+    if ((st = msm_g1_run(&msm_a, pk->a, zs)) || (st = msm_g1_run(&msm_b1, pk->b1, zs)) ||
+        (st = msm_g1_run(&msm_c, pk->c, z_aux)) || (st = msm_g1_run(&msm_h, pk->h, hs)))
+        goto out;
+    stats->ms_msm_g1 += now_ms() - t;
     t = now_ms();
-    if ((st = msm_g2_run(&msm_b2, key->b2.data, z)))
+    if ((st = msm_g2_run(&msm_b2, pk->b2, zs)))
         goto out;
-    stats->ms_msm_g2 = now_ms() - t;
+    stats->ms_msm_g2 += now_ms() - t;
 
     /* 4. Blinding and assembly. */
     fr_t r, s, rs;
@@ -220,22 +228,22 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
     fr_mul(&rs, &r, &s);
     g1_jac_t pa, pb1, pc, tmp, delta1;
     g2_jac_t pb, delta2;
-    g1_from_affine(&delta1, &key->delta1);
-    g2_from_affine(&delta2, &key->delta2);
+    g1_from_affine(&delta1, &pk->delta1);
+    g2_from_affine(&delta2, &pk->delta2);
 
     pa = msm_a; /* alpha1 + A.z + r delta1 */
-    add_affine(&pa, &key->alpha1);
+    add_affine(&pa, &pk->alpha1);
     g1_mul(&tmp, &delta1, &r);
     g1_add(&pa, &pa, &tmp);
 
     pb = msm_b2; /* beta2 + B2.z + s delta2 */
-    g2_add_mixed(&pb, &pb, &key->beta2);
+    g2_add_mixed(&pb, &pb, &pk->beta2);
     g2_jac_t tmp2;
     g2_mul(&tmp2, &delta2, &s);
     g2_add(&pb, &pb, &tmp2);
 
     pb1 = msm_b1; /* beta1 + B1.z + s delta1 */
-    add_affine(&pb1, &key->beta1);
+    add_affine(&pb1, &pk->beta1);
     g1_mul(&tmp, &delta1, &s);
     g1_add(&pb1, &pb1, &tmp);
 
@@ -254,14 +262,54 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
     explicit_bzero(&r, sizeof r);
     explicit_bzero(&s, sizeof s);
     explicit_bzero(&rs, sizeof rs);
+out:
+    msm_scalars_free(zs);
+    msm_scalars_free(z_aux);
+    msm_scalars_free(hs);
+    return st;
+}
+
+g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
+                              groth16_prove_stats *stats, const zkey_t *key,
+                              const wtns_t *witness, const groth16_prove_options *opts)
+{
+    groth16_prove_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    *public_inputs = NULL;
+    double t0 = now_ms(), t;
+    g16_status st;
+    if ((st = wtns_check_zkey(witness, key)) || (st = wtns_validate(witness)) ||
+        (st = zkey_validate_coefs(key)))
+        return st;
+
+    size_t n = key->domain_size, np = key->n_public;
+    fr_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *c = malloc(n * sizeof *c);
+    fr_t *inputs = malloc((np ? np : 1) * sizeof *inputs);
+    if (!a || !b || !c || !inputs) {
+        st = status_fail(G16_ERR_OUT_OF_MEMORY, "prover buffers for domain %zu", n);
+        goto out;
+    }
+    for (size_t i = 0; i < np; i++)
+        wtns_get(&inputs[i], witness, (uint32_t)(i + 1));
+
+    /* 1. a, b from the coefficients (the public rows are coefficients too), c = a*b. */
+    t = now_ms();
+    if ((st = compute_ab(a, b, key, witness->values)))
+        goto out;
+    mul_ctx mc = {a, b, c};
+    parallel_for(n, 4096, mul_body, &mc);
+    stats->ms_witness = now_ms() - t;
+
+    groth16_prover_key pk;
+    groth16_prover_key_from_zkey(&pk, key);
+    if ((st = groth16_prove_evals(proof, stats, &pk, NULL, witness->values, a, b, c, opts)))
+        goto out;
     *public_inputs = inputs;
     inputs = NULL;
     stats->ms_total = now_ms() - t0;
-
 out:
-    msm_scalars_free(z);
-    msm_scalars_free(z_aux);
-    msm_scalars_free(hs);
     free(a);
     free(b);
     free(c);

@@ -13,6 +13,7 @@
 #define G16_GROTH16_PROVE_H
 
 #include "groth16/groth16.h"
+#include "groth16/setup.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
 
@@ -29,6 +30,32 @@ typedef struct {
     /* Test only: use these r, s instead of fresh randomness (NULL: CSPRNG). */
     const fr_t *fixed_r, *fixed_s;
 } groth16_prove_options;
+
+/* The points a prover reads, wherever they live (a mapped .zkey, a key made in memory by
+ * groth16_setup): arrays in the layout of the .zkey point sections (g1_affine_t /
+ * g2_affine_t, any alignment, all-zero = infinity). */
+typedef struct {
+    size_t n_vars, n_public, domain_size;
+    unsigned log2_domain;
+    g1_affine_t alpha1, beta1, delta1;
+    g2_affine_t beta2, delta2;
+    const uint8_t *a, *b1; /* G1, n_vars each */
+    const uint8_t *b2;     /* G2, n_vars */
+    const uint8_t *c;      /* G1, n_vars - n_public - 1 */
+    const uint8_t *h;      /* G1, domain_size */
+} groth16_prover_key;
+
+void groth16_prover_key_from_zkey(groth16_prover_key *pk, const zkey_t *key);
+void groth16_prover_key_from_setup(groth16_prover_key *pk, const groth16_setup_key *key);
+
+/* The proving steps 2-4 from the evaluations a, b, c over the whole domain (rows past the
+ * constraints included: the public rows a[m+s] = z_s of the snarkjs convention, zeros
+ * after) and the witness, given either as z (Montgomery form) or as z_bytes (canonical
+ * little-endian, the .wtns layout), n_vars entries. a, b, c are overwritten. */
+g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
+                               const groth16_prover_key *pk, const fr_t *z,
+                               const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
+                               const groth16_prove_options *opts);
 
 /* Proves; *public_inputs (malloc'd, n_public entries, free it) receives z_1..z_l.
  * opts and stats may be NULL. The key's big point sections are used as they are in the

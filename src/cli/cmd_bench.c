@@ -1,0 +1,241 @@
+/* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
+ *           [--public K] [--proofs FILE]
+ * A job of P partitions of a native circuit on the CPU: setup once (development setup,
+ * in memory), then for each partition synthesize its witness (seed = partition index),
+ * prove, verify; per-stage times, constraints per second, proofs per hour and peak
+ * memory. --proofs writes the P proofs as 192-byte zcash-encoded records. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "circuit/cs.h"
+#include "circuit/synthetic.h"
+#include "commands.h"
+#include "curve/encoding.h"
+#include "groth16/prove.h"
+#include "util/parallel.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static double peak_rss_gib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / (1024.0 * 1024.0); /* ru_maxrss is in KiB on Linux */
+}
+
+static bool g_tty;
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+    if (!g_tty)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "\r\033[K");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+static void progress_clear(void)
+{
+    if (g_tty)
+        fprintf(stderr, "\r\033[K");
+}
+
+static void setup_stage(const char *stage) { progress("setup: %s", stage); }
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
+                    "[--threads T] [--public K] [--proofs FILE]\n");
+    return 2;
+}
+
+/* Synthesizes one partition into the prover's buffers: z, and a, b, c over the whole
+ * domain with the snarkjs public rows (a[m+s] = z_s) that the key's setup assumed. */
+static g16_status synthesize(const synthetic_params *params, size_t n_public, fr_t *z,
+                             size_t n_vars, fr_t *a, fr_t *b, fr_t *c, size_t domain,
+                             size_t n_constraints)
+{
+    memset(a, 0, domain * sizeof *a);
+    memset(b, 0, domain * sizeof *b);
+    memset(c, 0, domain * sizeof *c);
+    cs_prove_buffers bufs = {.z = z, .z_cap = n_vars, .a = a, .b = b, .c = c,
+                             .abc_cap = n_constraints};
+    cs_t *cs;
+    g16_status st = cs_create(&cs, CS_PROVE, n_public, &bufs);
+    if (st)
+        return st;
+    st = cs_synthesize(cs, synthetic_circuit, params);
+    cs_free(cs);
+    for (size_t s = 0; !st && s <= n_public; s++)
+        a[n_constraints + s] = z[s];
+    return st;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *circuit = "synthetic", *proofs_path = NULL;
+    size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
+    for (int i = 0; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--circuit") && v)
+            circuit = argv[++i];
+        else if (!strcmp(argv[i], "--constraints") && v)
+            n_constraints = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--partitions") && v)
+            partitions = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--public") && v)
+            n_public = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--threads") && v)
+            parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
+        else if (!strcmp(argv[i], "--proofs") && v)
+            proofs_path = argv[++i];
+        else
+            return usage();
+    }
+    if (strcmp(circuit, "synthetic") != 0) {
+        fprintf(stderr, "g16 bench: unknown circuit '%s' (available: synthetic)\n", circuit);
+        return 2;
+    }
+    if (partitions < 1 || partitions > 100000) {
+        fprintf(stderr, "g16 bench: --partitions must be 1..100000\n");
+        return 2;
+    }
+    g_tty = isatty(2);
+    int rc = 2;
+    double t0 = now_ms(), t;
+    cs_t *cs = NULL;
+    constraint_matrices matrices = {0};
+    groth16_setup_key key = {0};
+    groth16_vk vk = {0};
+    fr_t *z = NULL, *a = NULL, *b = NULL, *c = NULL;
+    FILE *proofs = NULL;
+    g16_status st;
+
+    /* Setup: the circuit's matrices (its structure does not depend on the seed). */
+    t = now_ms();
+    synthetic_params params = {.n_constraints = n_constraints, .n_public = n_public, .seed = 0};
+    progress("setup: synthesizing the constraint system");
+    if ((st = cs_create(&cs, CS_SETUP, n_public, NULL)) ||
+        (st = cs_synthesize(cs, synthetic_circuit, &params)))
+        goto fail;
+    synthetic_stats shape = {0};
+    synthetic_stats_density(&shape, cs);
+    if ((st = cs_take_matrices(cs, &matrices)))
+        goto fail;
+    cs_free(cs);
+    cs = NULL;
+    if ((st = groth16_setup(&key, &matrices, setup_stage)))
+        goto fail;
+    double ms_setup = now_ms() - t;
+    progress_clear();
+    size_t m = matrices.n_constraints, nv = key.n_vars, domain = key.domain_size;
+    printf("g16 bench: circuit synthetic, %zu constraints (domain 2^%u), %zu variables, "
+           "%zu public, %zu partitions, %u threads\n",
+           m, (unsigned)__builtin_ctzll(domain), nv, n_public, partitions, parallel_threads());
+    printf("  development setup (in memory, not for production): %.1f s\n", ms_setup / 1e3);
+    printf("  shape: A-aux density %.1f%%, B-aux density %.1f%%\n", 100 * shape.density_a,
+           100 * shape.density_b);
+
+    groth16_prover_key pk;
+    groth16_prover_key_from_setup(&pk, &key);
+    vk = (groth16_vk){.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
+                      .delta2 = key.delta2, .n_public = n_public, .ic = key.ic};
+    z = malloc(nv * sizeof *z);
+    a = malloc(domain * sizeof *a);
+    b = malloc(domain * sizeof *b);
+    c = malloc(domain * sizeof *c);
+    if (!z || !a || !b || !c) {
+        fprintf(stderr, "g16 bench: out of memory for %zu-element buffers\n", domain);
+        goto out;
+    }
+    if (proofs_path && !(proofs = fopen(proofs_path, "wb"))) {
+        perror(proofs_path);
+        goto out;
+    }
+
+    double sum_synth = 0, sum_h = 0, sum_g1 = 0, sum_g2 = 0, sum_verify = 0, sum_total = 0;
+    printf("  %-9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "H ms",
+           "G1 MSM", "G2 MSM", "verify", "total ms", "witness 0/1/other");
+    for (size_t p = 0; p < partitions; p++) {
+        double tp = now_ms();
+        progress("partition %zu/%zu: synthesizing", p + 1, partitions);
+        params.seed = p;
+        if ((st = synthesize(&params, n_public, z, nv, a, b, c, domain, m)))
+            goto fail;
+        double ms_synth = now_ms() - tp;
+        progress("partition %zu/%zu: proving", p + 1, partitions);
+        groth16_prove_stats stats = {0};
+        groth16_proof proof;
+        if ((st = groth16_prove_evals(&proof, &stats, &pk, z, NULL, a, b, c, NULL)))
+            goto fail;
+        t = now_ms();
+        st = groth16_verify(&vk, z + 1, n_public, &proof);
+        double ms_verify = now_ms() - t;
+        if (st) {
+            fprintf(stderr, "\ng16 bench: partition %zu: %s\n", p, g16_last_error());
+            rc = 1;
+            goto out;
+        }
+        double ms_total = now_ms() - tp;
+        if (proofs) {
+            uint8_t rec[G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES + G1_COMPRESSED_BYTES];
+            g1_encode_compressed(rec, &proof.a);
+            g2_encode_compressed(rec + G1_COMPRESSED_BYTES, &proof.b);
+            g1_encode_compressed(rec + G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES, &proof.c);
+            if (fwrite(rec, sizeof rec, 1, proofs) != 1) {
+                perror(proofs_path);
+                goto out;
+            }
+        }
+        progress_clear();
+        printf("  %-9zu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %zu/%zu/%zu\n", p, ms_synth,
+               stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2, ms_verify, ms_total,
+               stats.scalars_zero, stats.scalars_one, stats.scalars_other);
+        fflush(stdout);
+        sum_synth += ms_synth;
+        sum_h += stats.ms_h;
+        sum_g1 += stats.ms_msm_g1;
+        sum_g2 += stats.ms_msm_g2;
+        sum_verify += ms_verify;
+        sum_total += ms_total;
+    }
+    double k = (double)partitions;
+    printf("  %-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", "average", sum_synth / k, sum_h / k,
+           sum_g1 / k, sum_g2 / k, sum_verify / k, sum_total / k);
+    printf("  synthesis: %.2f M constraints/s; proving: %.1f proofs/hour (%.2f s per "
+           "partition); every proof verified\n",
+           m / (sum_synth / k) / 1e3, 3600e3 / (sum_total / k), sum_total / k / 1e3);
+    printf("  wall %.1f s, peak RSS %.2f GiB%s%s\n", (now_ms() - t0) / 1e3, peak_rss_gib(),
+           proofs ? "; proofs (192-byte zcash encoding) in " : "", proofs ? proofs_path : "");
+    rc = 0;
+    goto out;
+fail:
+    progress_clear();
+    fprintf(stderr, "g16 bench: %s\n", g16_last_error());
+out:
+    if (proofs && fclose(proofs) != 0 && rc == 0) {
+        perror(proofs_path);
+        rc = 2;
+    }
+    free(z);
+    free(a);
+    free(b);
+    free(c);
+    cs_free(cs);
+    groth16_setup_key_free(&key);
+    constraint_matrices_free(&matrices);
+    return rc;
+}
