@@ -57,6 +57,13 @@ if [ "$quick" = --quick ]; then
   build-gpu/bench_arith --quick | tee "$logs/bench_arith.txt"
 else
   build-gpu/bench_arith | tee "$logs/bench_arith.txt"
+  # The CPU side on this host's cores: MSM, NTT and a native job (figures for the
+  # pipeline work; the GPU backend will be compared against these).
+  build-gpu/bench_msm | tee "$logs/bench_msm.txt"
+  build-gpu/bench_ntt | tee "$logs/bench_ntt.txt"
+  build-gpu/g16 bench --circuit synthetic --constraints 1048576 --partitions 3 | tee "$logs/bench_synthetic.txt"
+  row "bench_msm G1 2^20" "$(awk '$1=="G1" && $2=="2^20"{print $3" ms"}' "$logs/bench_msm.txt")"
+  row "g16 bench 2^20 per partition" "$(grep -o '[0-9.]* s per partition' "$logs/bench_synthetic.txt")"
 fi
 row "bench_arith fp_mul" "$(awk '$1=="fp_mul"{print $2" ns"}' "$logs/bench_arith.txt")"
 row "bench_arith pairing" "$(awk '$1=="pairing"{print $2" "$3}' "$logs/bench_arith.txt")"
