@@ -2,11 +2,11 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "curve/encoding.h"
 #include "groth16/h_poly.h"
+#include "groth16/secret.h"
 #include "msm/msm.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -16,18 +16,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static g16_status random_fr(fr_t *r)
-{
-    uint64_t v[4];
-    do {
-        if (getrandom(v, sizeof v, 0) != (ssize_t)sizeof v)
-            return status_fail(G16_ERR_INTERNAL, "getrandom failed");
-        v[3] &= (1ull << 63) - 1;
-    } while (!fr_from_limbs(r, v));
-    explicit_bzero(v, sizeof v);
-    return G16_OK;
 }
 
 g16_status groth16_vk_from_zkey(groth16_vk *vk, const zkey_t *key)
@@ -223,7 +211,7 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     if (opts && opts->fixed_r && opts->fixed_s) {
         r = *opts->fixed_r;
         s = *opts->fixed_s;
-    } else if ((st = random_fr(&r)) || (st = random_fr(&s)))
+    } else if ((st = secret_scalar(&r)) || (st = secret_scalar(&s)))
         goto out;
     fr_mul(&rs, &r, &s);
     g1_jac_t pa, pb1, pc, tmp, delta1;

@@ -2,9 +2,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "curve/fixed_base.h"
+#include "groth16/secret.h"
 #include "util/status.h"
 
 /* Fixed-base tables of 2^8-entry windows: 8160 points per base, 32 additions a point. */
@@ -24,23 +24,6 @@ static void report(void (*progress)(const char *), const char *stage)
 {
     if (progress)
         progress(stage);
-}
-
-static g16_status random_fr_nonzero(fr_t *r)
-{
-    uint64_t v[4];
-    do {
-        size_t got = 0;
-        while (got < sizeof v) {
-            ssize_t n = getrandom((uint8_t *)v + got, sizeof v - got, 0);
-            if (n < 0)
-                return status_fail(G16_ERR_INTERNAL, "getrandom failed");
-            got += (size_t)n;
-        }
-        v[3] &= (1ull << 63) - 1;
-    } while (!fr_from_limbs(r, v) || fr_is_zero(r));
-    explicit_bzero(v, sizeof v);
-    return G16_OK;
 }
 
 /* out[i] = L_i(tau) over the domain of size n = 2^log2n, scaled by `scale`:
@@ -242,7 +225,7 @@ g16_status groth16_setup(groth16_setup_key *key, const constraint_matrices *cs,
     fr_t trapdoor[4];
     g16_status st = G16_OK;
     for (int i = 0; i < 4 && !st; i++)
-        st = random_fr_nonzero(&trapdoor[i]);
+        st = secret_scalar(&trapdoor[i]);
     if (!st)
         st = groth16_setup_with_trapdoor(key, cs, trapdoor, progress);
     explicit_bzero(trapdoor, sizeof trapdoor);
