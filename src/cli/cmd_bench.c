@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "circuit/cs.h"
@@ -17,14 +16,8 @@
 #include "commands.h"
 #include "curve/encoding.h"
 #include "groth16/prove.h"
+#include "util/clock.h"
 #include "util/parallel.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 static double peak_rss_gib(void)
 {
@@ -115,7 +108,7 @@ int cmd_bench(int argc, char **argv)
     }
     g_tty = isatty(2);
     int rc = 2;
-    double t0 = now_ms(), t;
+    double t0 = clock_ms(), t;
     cs_t *cs = NULL;
     constraint_matrices matrices = {0};
     groth16_setup_key key = {0};
@@ -125,7 +118,7 @@ int cmd_bench(int argc, char **argv)
     g16_status st;
 
     /* Setup: the circuit's matrices (its structure does not depend on the seed). */
-    t = now_ms();
+    t = clock_ms();
     synthetic_params params = {.n_constraints = n_constraints, .n_public = n_public, .seed = 0};
     progress("setup: synthesizing the constraint system");
     if ((st = cs_create(&cs, CS_SETUP, n_public, NULL)) ||
@@ -139,7 +132,7 @@ int cmd_bench(int argc, char **argv)
     cs = NULL;
     if ((st = groth16_setup(&key, &matrices, setup_stage)))
         goto fail;
-    double ms_setup = now_ms() - t;
+    double ms_setup = clock_ms() - t;
     progress_clear();
     size_t m = matrices.n_constraints, nv = key.n_vars, domain = key.domain_size;
     printf("g16 bench: circuit synthetic, %zu constraints (domain 2^%u), %zu variables, "
@@ -170,26 +163,26 @@ int cmd_bench(int argc, char **argv)
     printf("  %-9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "H ms",
            "G1 MSM", "G2 MSM", "verify", "total ms", "witness 0/1/other");
     for (size_t p = 0; p < partitions; p++) {
-        double tp = now_ms();
+        double tp = clock_ms();
         progress("partition %zu/%zu: synthesizing", p + 1, partitions);
         params.seed = p;
         if ((st = synthesize(&params, n_public, z, nv, a, b, c, domain, m)))
             goto fail;
-        double ms_synth = now_ms() - tp;
+        double ms_synth = clock_ms() - tp;
         progress("partition %zu/%zu: proving", p + 1, partitions);
         groth16_prove_stats stats = {0};
         groth16_proof proof;
         if ((st = groth16_prove_evals(&proof, &stats, &pk, z, NULL, a, b, c, NULL)))
             goto fail;
-        t = now_ms();
+        t = clock_ms();
         st = groth16_verify(&vk, z + 1, n_public, &proof);
-        double ms_verify = now_ms() - t;
+        double ms_verify = clock_ms() - t;
         if (st) {
             fprintf(stderr, "\ng16 bench: partition %zu: %s\n", p, g16_last_error());
             rc = 1;
             goto out;
         }
-        double ms_total = now_ms() - tp;
+        double ms_total = clock_ms() - tp;
         if (proofs) {
             uint8_t rec[G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES + G1_COMPRESSED_BYTES];
             g1_encode_compressed(rec, &proof.a);
@@ -218,7 +211,7 @@ int cmd_bench(int argc, char **argv)
     printf("  synthesis: %.2f M constraints/s; proving: %.1f proofs/hour (%.2f s per "
            "partition); every proof verified\n",
            m / (sum_synth / k) / 1e3, 3600e3 / (sum_total / k), sum_total / k / 1e3);
-    printf("  wall %.1f s, peak RSS %.2f GiB%s%s\n", (now_ms() - t0) / 1e3, peak_rss_gib(),
+    printf("  wall %.1f s, peak RSS %.2f GiB%s%s\n", (clock_ms() - t0) / 1e3, peak_rss_gib(),
            proofs ? "; proofs (192-byte zcash encoding) in " : "", proofs ? proofs_path : "");
     rc = 0;
     goto out;

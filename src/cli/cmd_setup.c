@@ -2,26 +2,19 @@
  * A single-party development setup. Exit status 0 on success, 2 on bad input. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "groth16/setup.h"
 #include "io/snarkjs_json.h"
+#include "util/clock.h"
 #include "util/parallel.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static double g_start;
 
 static void progress(const char *stage)
 {
-    fprintf(stderr, "  [%7.2f s] %s\n", now_s() - g_start, stage);
+    fprintf(stderr, "  [%7.2f s] %s\n", clock_ms() / 1e3 - g_start, stage);
 }
 
 int cmd_setup(int argc, char **argv)
@@ -50,7 +43,7 @@ int cmd_setup(int argc, char **argv)
             "g16 setup: DEVELOPMENT SETUP, NOT FOR PRODUCTION. One party (this process) knows\n"
             "the trapdoor while it runs; it comes from the OS CSPRNG and is wiped after use,\n"
             "but production keys need a multi-party ceremony.\n");
-    g_start = now_s();
+    g_start = clock_ms() / 1e3;
     r1cs_t r1cs;
     constraint_matrices cs;
     groth16_setup_key key;
@@ -79,7 +72,7 @@ int cmd_setup(int argc, char **argv)
         st = json_write_vk(vk_path, &vk);
     }
     if (!st)
-        fprintf(stderr, "  [%7.2f s] done: %s%s%s\n", now_s() - g_start, out,
+        fprintf(stderr, "  [%7.2f s] done: %s%s%s\n", clock_ms() / 1e3 - g_start, out,
                 vk_path ? ", " : "", vk_path ? vk_path : "");
     groth16_setup_key_free(&key);
     constraint_matrices_free(&cs);

@@ -2,21 +2,14 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "curve/encoding.h"
 #include "groth16/h_poly.h"
 #include "groth16/secret.h"
 #include "msm/msm.h"
+#include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 g16_status groth16_vk_from_zkey(groth16_vk *vk, const zkey_t *key)
 {
@@ -175,13 +168,13 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     double t;
 
     /* 2. h, in place in a. */
-    t = now_ms();
+    t = clock_ms();
     if ((st = h_poly_compute(a, a, b, c, pk->log2_domain, H_POLY_SNARKJS)))
         goto out;
-    stats->ms_h += now_ms() - t;
+    stats->ms_h += clock_ms() - t;
 
     /* 3. MSMs. The witness is classified once for A, B1 and B2. */
-    t = now_ms();
+    t = clock_ms();
     g1_jac_t msm_a, msm_b1, msm_c, msm_h;
     g2_jac_t msm_b2;
     if (z_bytes)
@@ -200,11 +193,11 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     if ((st = msm_g1_run(&msm_a, pk->a, zs)) || (st = msm_g1_run(&msm_b1, pk->b1, zs)) ||
         (st = msm_g1_run(&msm_c, pk->c, z_aux)) || (st = msm_g1_run(&msm_h, pk->h, hs)))
         goto out;
-    stats->ms_msm_g1 += now_ms() - t;
-    t = now_ms();
+    stats->ms_msm_g1 += clock_ms() - t;
+    t = clock_ms();
     if ((st = msm_g2_run(&msm_b2, pk->b2, zs)))
         goto out;
-    stats->ms_msm_g2 += now_ms() - t;
+    stats->ms_msm_g2 += clock_ms() - t;
 
     /* 4. Blinding and assembly. */
     fr_t r, s, rs;
@@ -266,7 +259,7 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
         stats = &local;
     memset(stats, 0, sizeof *stats);
     *public_inputs = NULL;
-    double t0 = now_ms(), t;
+    double t0 = clock_ms(), t;
     g16_status st;
     if ((st = wtns_check_zkey(witness, key)) || (st = wtns_validate(witness)) ||
         (st = zkey_validate_coefs(key)))
@@ -283,12 +276,12 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
         wtns_get(&inputs[i], witness, (uint32_t)(i + 1));
 
     /* 1. a, b from the coefficients (the public rows are coefficients too), c = a*b. */
-    t = now_ms();
+    t = clock_ms();
     if ((st = compute_ab(a, b, key, witness->values)))
         goto out;
     mul_ctx mc = {a, b, c};
     parallel_for(n, 4096, mul_body, &mc);
-    stats->ms_witness = now_ms() - t;
+    stats->ms_witness = clock_ms() - t;
 
     groth16_prover_key pk;
     groth16_prover_key_from_zkey(&pk, key);
@@ -296,7 +289,7 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
         goto out;
     *public_inputs = inputs;
     inputs = NULL;
-    stats->ms_total = now_ms() - t0;
+    stats->ms_total = clock_ms() - t0;
 out:
     free(a);
     free(b);
