@@ -96,7 +96,7 @@ int cmd_prove(int argc, char **argv)
     }
     if (!quiet)
         fprintf(stderr,
-                "g16 prove: %u constraints domain, %u signals, %u threads: %.1f ms "
+                "g16 prove: domain %u, %u signals, %u threads: %.1f ms "
                 "(witness %.1f, H %.1f, G1 MSMs %.1f, G2 MSM %.1f); witness %zu zero, %zu one, "
                 "%zu other%s\n",
                 key.domain_size, key.n_vars, parallel_threads(), stats.ms_total,
