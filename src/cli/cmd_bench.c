@@ -1,9 +1,13 @@
 /* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
- *           [--public K] [--proofs FILE]
+ *           [--public K] [--proofs FILE] [--key FILE]
  * A job of P partitions of a native circuit on the CPU: setup once (development setup,
  * in memory), then for each partition synthesize its witness (seed = partition index),
  * prove, verify; per-stage times, constraints per second, proofs per hour and peak
- * memory. --proofs writes the P proofs as 192-byte zcash-encoded records. */
+ * memory. --proofs writes the P proofs as 192-byte zcash-encoded records.
+ * --key caches the key in a native key file (io/native_key.h): an existing FILE made for
+ * the same circuit, N and K is mapped (and read in) and the setup skipped; a missing FILE is written
+ * after the setup; a FILE made for other parameters (or unreadable) is an error, exit 2,
+ * and is never overwritten. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include "commands.h"
 #include "curve/encoding.h"
 #include "groth16/prove.h"
+#include "io/native_key.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 
@@ -48,10 +53,22 @@ static void progress_clear(void)
 
 static void setup_stage(const char *stage) { progress("setup: %s", stage); }
 
+/* Touches every page of a mapped key, so that the load time includes reading it in and
+ * the first partition's MSMs do not pay for the page faults. */
+static void read_in(const uint8_t *p, uint64_t n)
+{
+    volatile uint8_t sink = 0;
+    uint8_t acc = 0;
+    for (uint64_t i = 0; i < n; i += 4096)
+        acc ^= p[i];
+    sink = acc;
+    (void)sink;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
-                    "[--threads T] [--public K] [--proofs FILE]\n");
+                    "[--threads T] [--public K] [--proofs FILE] [--key FILE]\n");
     return 2;
 }
 
@@ -79,7 +96,7 @@ static g16_status synthesize(const synthetic_params *params, size_t n_public, fr
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *circuit = "synthetic", *proofs_path = NULL;
+    const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL;
     size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
     for (int i = 0; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -95,6 +112,8 @@ int cmd_bench(int argc, char **argv)
             parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
         else if (!strcmp(argv[i], "--proofs") && v)
             proofs_path = argv[++i];
+        else if (!strcmp(argv[i], "--key") && v)
+            key_path = argv[++i];
         else
             return usage();
     }
@@ -112,40 +131,87 @@ int cmd_bench(int argc, char **argv)
     cs_t *cs = NULL;
     constraint_matrices matrices = {0};
     groth16_setup_key key = {0};
+    native_key_t nkey = {0};
     groth16_vk vk = {0};
+    groth16_prover_key pk;
     fr_t *z = NULL, *a = NULL, *b = NULL, *c = NULL;
     FILE *proofs = NULL;
     g16_status st;
 
-    /* Setup: the circuit's matrices (its structure does not depend on the seed). */
-    t = clock_ms();
     synthetic_params params = {.n_constraints = n_constraints, .n_public = n_public, .seed = 0};
-    progress("setup: synthesizing the constraint system");
-    if ((st = cs_create(&cs, CS_SETUP, n_public, NULL)) ||
-        (st = cs_synthesize(cs, synthetic_circuit, &params)))
-        goto fail;
     synthetic_stats shape = {0};
-    synthetic_stats_density(&shape, cs);
-    if ((st = cs_take_matrices(cs, &matrices)))
-        goto fail;
-    cs_free(cs);
-    cs = NULL;
-    if ((st = groth16_setup(&key, &matrices, setup_stage)))
-        goto fail;
-    double ms_setup = clock_ms() - t;
+    size_t m, nv, domain;
+    double ms_setup = 0;
+    bool loaded = false;
+    if (key_path && access(key_path, F_OK) == 0) {
+        /* A cached key: mapped, its points used in place; the setup is skipped. */
+        t = clock_ms();
+        progress("key: loading %s", key_path);
+        if ((st = native_key_open(&nkey, key_path)))
+            goto fail;
+        if (strcmp(nkey.circuit, "synthetic") != 0 || nkey.param_n != n_constraints ||
+            nkey.param_public != n_public || nkey.n_public != n_public) {
+            progress_clear();
+            fprintf(stderr,
+                    "g16 bench: %s is a key for circuit %s with --constraints %llu --public "
+                    "%llu, this run asks for circuit synthetic with --constraints %zu "
+                    "--public %zu (remove the file or name another --key)\n",
+                    key_path, nkey.circuit, (unsigned long long)nkey.param_n,
+                    (unsigned long long)nkey.param_public, n_constraints, n_public);
+            goto out;
+        }
+        read_in(nkey.file.data, nkey.file.size);
+        if ((st = groth16_vk_from_native(&vk, &nkey)))
+            goto fail;
+        groth16_prover_key_from_native(&pk, &nkey);
+        m = nkey.n_constraints;
+        size_t n_aux = nkey.n_vars - nkey.n_public - 1;
+        shape.density_a = n_aux ? (double)nkey.in_a / (double)n_aux : 0;
+        shape.density_b = n_aux ? (double)nkey.in_b / (double)n_aux : 0;
+        ms_setup = clock_ms() - t;
+        loaded = true;
+    } else {
+        /* Setup: the circuit's matrices (its structure does not depend on the seed). */
+        t = clock_ms();
+        progress("setup: synthesizing the constraint system");
+        if ((st = cs_create(&cs, CS_SETUP, n_public, NULL)) ||
+            (st = cs_synthesize(cs, synthetic_circuit, &params)))
+            goto fail;
+        synthetic_stats_density(&shape, cs);
+        if ((st = cs_take_matrices(cs, &matrices)))
+            goto fail;
+        cs_free(cs);
+        cs = NULL;
+        if ((st = groth16_setup(&key, &matrices, setup_stage)))
+            goto fail;
+        ms_setup = clock_ms() - t;
+        m = matrices.n_constraints;
+        if (key_path) {
+            progress("key: writing %s", key_path);
+            if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public,
+                                       shape.in_a, shape.in_b)))
+                goto fail;
+        }
+        groth16_prover_key_from_setup(&pk, &key);
+        vk = (groth16_vk){.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
+                          .delta2 = key.delta2, .n_public = n_public, .ic = key.ic};
+    }
     progress_clear();
-    size_t m = matrices.n_constraints, nv = key.n_vars, domain = key.domain_size;
+    nv = pk.n_vars;
+    domain = pk.domain_size;
     printf("g16 bench: circuit synthetic, %zu constraints (domain 2^%u), %zu variables, "
            "%zu public, %zu partitions, %u threads\n",
            m, (unsigned)__builtin_ctzll(domain), nv, n_public, partitions, parallel_threads());
-    printf("  development setup (in memory, not for production): %.1f s\n", ms_setup / 1e3);
+    if (loaded)
+        printf("  key: loaded %s (%.1f s)\n", key_path, ms_setup / 1e3);
+    else
+        printf("  development setup (in memory, not for production): %.1f s\n",
+               ms_setup / 1e3);
+    if (key_path && !loaded)
+        printf("  key: wrote %s\n", key_path);
     printf("  shape: A-aux density %.1f%%, B-aux density %.1f%%\n", 100 * shape.density_a,
            100 * shape.density_b);
 
-    groth16_prover_key pk;
-    groth16_prover_key_from_setup(&pk, &key);
-    vk = (groth16_vk){.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
-                      .delta2 = key.delta2, .n_public = n_public, .ic = key.ic};
     z = malloc(nv * sizeof *z);
     a = malloc(domain * sizeof *a);
     b = malloc(domain * sizeof *b);
@@ -228,7 +294,10 @@ out:
     free(b);
     free(c);
     cs_free(cs);
+    if (loaded)
+        groth16_vk_free(&vk); /* otherwise vk's IC is the setup key's */
     groth16_setup_key_free(&key);
+    native_key_close(&nkey);
     constraint_matrices_free(&matrices);
     return rc;
 }

@@ -1,0 +1,38 @@
+/* Writing iden3-container files (.zkey, g16k native keys): a buffered little-endian
+ * writer whose first failure sticks, so callers write everything and check once. The
+ * file is written as PATH.tmp and renamed into place by iden3_writer_commit: a failed or
+ * interrupted write never leaves a partial file under PATH. */
+#ifndef G16_IO_IDEN3_WRITE_H
+#define G16_IO_IDEN3_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "curve/g1.h"
+#include "curve/g2.h"
+#include "g16.h"
+
+typedef struct iden3_writer iden3_writer;
+
+/* Creates PATH.tmp. */
+g16_status iden3_writer_open(iden3_writer **w, const char *path);
+/* Flushes, closes and renames PATH.tmp to PATH; on any failure removes PATH.tmp and
+ * returns G16_ERR_IO naming the file. Frees w in every case. */
+g16_status iden3_writer_commit(iden3_writer *w);
+
+/* Room for n (<= 64 KiB) more bytes; returns where they go. */
+uint8_t *iden3_reserve(iden3_writer *w, size_t n);
+void iden3_put_bytes(iden3_writer *w, const void *data, size_t n);
+void iden3_put_u32(iden3_writer *w, uint32_t v);
+void iden3_put_u64(iden3_writer *w, uint64_t v);
+/* The container's file header: magic, version, number of sections. */
+void iden3_put_file_header(iden3_writer *w, const char magic[4], uint32_t version,
+                           uint32_t n_sections);
+/* A section's header: id and size in bytes of what follows. */
+void iden3_put_section(iden3_writer *w, uint32_t id, uint64_t size);
+/* Points in the snarkjs layout (Montgomery little-endian, infinity all zero), through
+ * the encoder so that files do not depend on the host's byte order. */
+void iden3_put_g1s(iden3_writer *w, const g1_affine_t *p, size_t n);
+void iden3_put_g2s(iden3_writer *w, const g2_affine_t *p, size_t n);
+
+#endif

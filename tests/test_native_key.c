@@ -1,0 +1,391 @@
+/* The native key file (io/native_key.h): a key made by the development setup for the
+ * synthetic circuit at N = 1024 is written, opened and compared field by field and byte by
+ * byte with the key in memory; a proof from the loaded key verifies with the loaded
+ * verifying key; malformed files (wrong magic, version, curve, H convention, truncation at
+ * many offsets, section sizes that disagree with the header, header points off the curve)
+ * are rejected with the right status and a message naming the problem. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "circuit/cs.h"
+#include "circuit/synthetic.h"
+#include "harness.h"
+#include "io/native_key.h"
+
+enum { N_TARGET = 1024, N_PUBLIC = 4 };
+
+static bool expect(g16_status st, g16_status want, const char *needle, const char *what)
+{
+    bool ok = st == want && strstr(g16_last_error(), needle) != NULL;
+    if (!ok)
+        fprintf(stderr, "  %s: status %d (want %d), message \"%s\" (want \"%s\")\n", what,
+                (int)st, (int)want, g16_last_error(), needle);
+    return CHECK(ok);
+}
+
+/* The contents offset of section id in an iden3 buffer, and where its size field is. */
+static bool find_section(const uint8_t *buf, size_t size, uint32_t id, size_t *data_off,
+                         size_t *size_field)
+{
+    uint32_t n = iden3_le32(buf + 8);
+    size_t pos = IDEN3_HEADER_BYTES;
+    for (uint32_t i = 0; i < n && pos + IDEN3_SECTION_HEADER_BYTES <= size; i++) {
+        uint32_t sid = iden3_le32(buf + pos);
+        uint64_t ssz = iden3_le64(buf + pos + 4);
+        if (sid == id) {
+            *data_off = pos + IDEN3_SECTION_HEADER_BYTES;
+            *size_field = pos + 4;
+            return true;
+        }
+        pos += IDEN3_SECTION_HEADER_BYTES + (size_t)ssz;
+    }
+    return false;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A copy of file with `remove` bytes cut from the end of section id (its size field
+ * updated, so the container stays consistent and only the format check can object). */
+static uint8_t *shrink_section(const uint8_t *file, size_t size, uint32_t id, size_t remove,
+                               size_t *out_size)
+{
+    size_t off, sf;
+    if (!find_section(file, size, id, &off, &sf))
+        return NULL;
+    uint64_t ssz = iden3_le64(file + sf);
+    uint8_t *b = malloc(size - remove);
+    size_t end = off + (size_t)ssz;
+    memcpy(b, file, end - remove);
+    memcpy(b + end - remove, file + end, size - end);
+    put_le64(b + sf, ssz - remove);
+    *out_size = size - remove;
+    return b;
+}
+
+static uint8_t *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (n <= 0) {
+        fclose(f);
+        return NULL;
+    }
+    uint8_t *b = malloc((size_t)n);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return b;
+}
+
+static void test_roundtrip_and_prove(const groth16_setup_key *key, const synthetic_stats *shape,
+                                     const char *path)
+{
+    native_key_t k;
+    g16_status st = native_key_open(&k, path);
+    if (!CHECK(st == G16_OK)) {
+        fprintf(stderr, "  open: %s\n", g16_last_error());
+        return;
+    }
+    CHECK(k.curve == NATIVE_KEY_CURVE_BLS12_381 && k.h_convention == NATIVE_KEY_H_SNARKJS);
+    CHECK(k.n_vars == key->n_vars && k.n_public == key->n_public);
+    CHECK(k.domain_size == key->domain_size && k.n_constraints == key->n_constraints);
+    CHECK(((size_t)1 << k.log2_domain) == k.domain_size);
+    CHECK(strcmp(k.circuit, "synthetic") == 0);
+    CHECK(k.param_n == N_TARGET && k.param_public == N_PUBLIC);
+    CHECK(k.in_a == shape->in_a && k.in_b == shape->in_b);
+    CHECK(k.in_a > 0 && k.in_b > 0);
+    CHECK(memcmp(&k.alpha1, &key->alpha1, sizeof k.alpha1) == 0);
+    CHECK(memcmp(&k.beta1, &key->beta1, sizeof k.beta1) == 0);
+    CHECK(memcmp(&k.delta1, &key->delta1, sizeof k.delta1) == 0);
+    CHECK(memcmp(&k.beta2, &key->beta2, sizeof k.beta2) == 0);
+    CHECK(memcmp(&k.gamma2, &key->gamma2, sizeof k.gamma2) == 0);
+    CHECK(memcmp(&k.delta2, &key->delta2, sizeof k.delta2) == 0);
+    size_t nv = key->n_vars, np = key->n_public;
+    CHECK(k.ic.count == np + 1 && k.a.count == nv && k.b1.count == nv && k.b2.count == nv &&
+          k.c.count == nv - np - 1 && k.h.count == key->domain_size);
+    CHECK_BYTES(k.ic.data, (const uint8_t *)key->ic, (np + 1) * sizeof(g1_affine_t), "IC");
+    CHECK_BYTES(k.a.data, (const uint8_t *)key->a, nv * sizeof(g1_affine_t), "A");
+    CHECK_BYTES(k.b1.data, (const uint8_t *)key->b1, nv * sizeof(g1_affine_t), "B1");
+    CHECK_BYTES(k.b2.data, (const uint8_t *)key->b2, nv * sizeof(g2_affine_t), "B2");
+    CHECK_BYTES(k.c.data, (const uint8_t *)key->c, (nv - np - 1) * sizeof(g1_affine_t), "C");
+    CHECK_BYTES(k.h.data, (const uint8_t *)key->h, key->domain_size * sizeof(g1_affine_t),
+                "H");
+
+    /* The prover key from the file equals the one from memory in every field but the
+     * pointers, which point into the mapping. */
+    groth16_prover_key pf, pm;
+    groth16_prover_key_from_native(&pf, &k);
+    groth16_prover_key_from_setup(&pm, key);
+    CHECK(pf.n_vars == pm.n_vars && pf.n_public == pm.n_public &&
+          pf.domain_size == pm.domain_size && pf.log2_domain == pm.log2_domain);
+    CHECK(pf.a == k.a.data && pf.h == k.h.data);
+
+    groth16_vk vk = {0};
+    st = groth16_vk_from_native(&vk, &k);
+    CHECK(st == G16_OK);
+    if (st == G16_OK) {
+        CHECK(vk.n_public == np);
+        CHECK(memcmp(vk.ic, key->ic, (np + 1) * sizeof *vk.ic) == 0);
+    }
+
+    /* A proof of partition 3 from the loaded key, as g16 bench makes it. */
+    size_t n = k.domain_size, m = k.n_constraints;
+    fr_t *z = calloc(nv, sizeof *z), *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b),
+         *c = calloc(n, sizeof *c);
+    synthetic_params params = {.n_constraints = N_TARGET, .n_public = N_PUBLIC, .seed = 3};
+    cs_prove_buffers bufs = {.z = z, .z_cap = nv, .a = a, .b = b, .c = c, .abc_cap = m};
+    cs_t *cs = NULL;
+    st = cs_create(&cs, CS_PROVE, N_PUBLIC, &bufs);
+    if (st == G16_OK)
+        st = cs_synthesize(cs, synthetic_circuit, &params);
+    CHECK(st == G16_OK);
+    CHECK(cs && cs_num_vars(cs) == nv && cs_num_constraints(cs) == m);
+    cs_free(cs);
+    for (size_t s = 0; s <= np; s++)
+        a[m + s] = z[s];
+    groth16_proof proof;
+    groth16_prove_stats stats = {0};
+    if (CHECK(st == G16_OK) && vk.ic) {
+        st = groth16_prove_evals(&proof, &stats, &pf, z, NULL, a, b, c, NULL);
+        CHECK(st == G16_OK);
+        CHECK(groth16_verify(&vk, z + 1, np, &proof) == G16_OK);
+        fr_t wrong[N_PUBLIC];
+        memcpy(wrong, z + 1, sizeof wrong);
+        fr_add(&wrong[0], &wrong[0], &z[0]);
+        CHECK(groth16_verify(&vk, wrong, np, &proof) == G16_ERR_VERIFY_FAILED);
+    }
+    free(z);
+    free(a);
+    free(b);
+    free(c);
+    groth16_vk_free(&vk);
+    native_key_close(&k);
+    native_key_close(&k); /* harmless twice */
+}
+
+static void test_rejections(const char *path)
+{
+    size_t size = 0;
+    uint8_t *file = read_all(path, &size);
+    if (!CHECK(file != NULL))
+        return;
+    native_key_t k;
+    CHECK(native_key_open_memory(&k, "good.g16k", file, size) == G16_OK);
+    native_key_close(&k);
+
+    expect(native_key_open(&k, "/nonexistent/dir/key.g16k"), G16_ERR_IO, "cannot open",
+           "missing file");
+    CHECK(k.file.data == NULL);
+
+    uint8_t *b = malloc(size);
+    memcpy(b, file, size);
+    b[0] = 'z';
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "wrong magic \"z16k\": not a g16k file", "magic");
+    memcpy(b, file, size);
+    put_le32(b + 4, 2);
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_UNSUPPORTED,
+           "g16k version 2 is not supported", "version");
+
+    size_t h = 0, hs = 0;
+    CHECK(find_section(file, size, NATIVE_KEY_SECTION_HEADER, &h, &hs));
+    memcpy(b, file, size);
+    put_le32(b + h, 2);
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_UNSUPPORTED,
+           "section 1 (header): curve 2 is not supported", "curve");
+    memcpy(b, file, size);
+    put_le32(b + h + 4, 1);
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_UNSUPPORTED,
+           "H convention 1 is not supported", "H convention");
+    memcpy(b, file, size);
+    put_le64(b + h + 24, 3000); /* domain size */
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "domain size 3000 is not a power of two", "domain");
+    memcpy(b, file, size);
+    put_le64(b + h + 16, iden3_le64(file + h + 8)); /* n_public = n_vars */
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "must be below n_vars", "n_public");
+    memcpy(b, file, size);
+    put_le64(b + h + 8, iden3_le64(file + h + 8) + 1); /* one more variable than stored */
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "section 3 (A) is", "n_vars + 1");
+    memcpy(b, file, size);
+    put_le32(b + h + 40, 8); /* name length 9 -> 8: the header no longer adds up */
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "section 1 (header) is 85 bytes, expected 84", "name length");
+    memcpy(b, file, size);
+    put_le64(b + h + 44 + 9 + 16, 1u << 30); /* in_a */
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "exceed the", "density");
+
+    /* Header points off the curve: one bit of a coordinate flipped. */
+    size_t v = 0, vs = 0;
+    CHECK(find_section(file, size, NATIVE_KEY_SECTION_VERIFYING, &v, &vs));
+    memcpy(b, file, size);
+    b[v] ^= 1; /* alpha1.x */
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_NOT_ON_CURVE,
+           "section 2 (verifying points): alpha1:", "alpha1 off curve");
+    memcpy(b, file, size);
+    b[v + 3 * 96 + 192 + 50] ^= 4; /* gamma2.x.c1 */
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_NOT_ON_CURVE,
+           "gamma2:", "gamma2 off curve");
+    /* An IC point off the curve is found when the verifying key is made. */
+    memcpy(b, file, size);
+    b[v + 3 * 96 + 3 * 192 + 96 + 7] ^= 1; /* IC[1].x */
+    if (CHECK(native_key_open_memory(&k, "bad.g16k", b, size) == G16_OK)) {
+        groth16_vk vk = {0};
+        expect(groth16_vk_from_native(&vk, &k), G16_ERR_NOT_ON_CURVE, "IC point 1",
+               "IC off curve");
+        CHECK(vk.ic == NULL);
+        native_key_close(&k);
+    }
+    free(b);
+
+    /* Section sizes that disagree with the header, the container kept consistent. */
+    static const struct {
+        uint32_t id;
+        size_t remove;
+        const char *msg;
+    } cuts[] = {
+        {NATIVE_KEY_SECTION_VERIFYING, 96, "section 2 (verifying points) is"},
+        {NATIVE_KEY_SECTION_A, 96, "section 3 (A) is"},
+        {NATIVE_KEY_SECTION_B1, 1, "section 4 (B1) is"},
+        {NATIVE_KEY_SECTION_B2, 192, "section 5 (B2) is"},
+        {NATIVE_KEY_SECTION_C, 96, "section 6 (C) is"},
+        {NATIVE_KEY_SECTION_H, 96, "section 7 (H) is"},
+    };
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        size_t n = 0;
+        uint8_t *s = shrink_section(file, size, cuts[i].id, cuts[i].remove, &n);
+        if (!CHECK(s != NULL))
+            continue;
+        expect(native_key_open_memory(&k, "short.g16k", s, n), G16_ERR_FORMAT, cuts[i].msg,
+               cuts[i].msg);
+        CHECK(strstr(g16_last_error(), "short.g16k: ") == g16_last_error());
+        free(s);
+    }
+    /* A missing section: the table claims six sections (H dropped). */
+    {
+        size_t hoff = 0, hsf = 0;
+        CHECK(find_section(file, size, NATIVE_KEY_SECTION_H, &hoff, &hsf));
+        size_t n = hoff - IDEN3_SECTION_HEADER_BYTES;
+        uint8_t *s = malloc(n);
+        memcpy(s, file, n);
+        put_le32(s + 8, 6);
+        expect(native_key_open_memory(&k, "six.g16k", s, n), G16_ERR_FORMAT,
+               "section 7 (H) is missing", "missing H");
+        free(s);
+    }
+
+    /* Truncation at many offsets: every prefix is rejected as malformed. In the first
+     * 4 KiB each prefix is an exact-size copy, so a read past it is a sanitizer error. */
+    size_t tried = 0;
+    for (size_t len = 0; len < size; len += len < 4096 ? 1 : 997 + (len % 13)) {
+        uint8_t *t = NULL;
+        const uint8_t *d = file;
+        if (len < 4096) {
+            t = malloc(len ? len : 1);
+            memcpy(t, file, len);
+            d = t;
+        }
+        g16_status st = native_key_open_memory(&k, "cut.g16k", d, len);
+        const char *msg = g16_last_error();
+        bool ok = st == G16_ERR_FORMAT &&
+                  (strstr(msg, "too short") || strstr(msg, "truncated") ||
+                   strstr(msg, "runs past the end"));
+        if (!ok)
+            fprintf(stderr, "  truncated to %zu of %zu bytes: status %d, \"%s\"\n", len, size,
+                    (int)st, msg);
+        CHECK(ok);
+        CHECK(k.file.data == NULL);
+        free(t);
+        tried++;
+    }
+    expect(native_key_open_memory(&k, "cut.g16k", file, size - 1), G16_ERR_FORMAT,
+           "section 7 (H) runs past the end of the file", "last byte cut");
+    CHECK(tried > 4096);
+    free(file);
+}
+
+int main(void)
+{
+    test_init("native_key");
+    synthetic_params params = {.n_constraints = N_TARGET, .n_public = N_PUBLIC, .seed = 0};
+    cs_t *cs = NULL;
+    constraint_matrices mat = {0};
+    synthetic_stats shape = {0};
+    g16_status st = cs_create(&cs, CS_SETUP, N_PUBLIC, NULL);
+    if (st == G16_OK)
+        st = cs_synthesize(cs, synthetic_circuit, &params);
+    if (st == G16_OK) {
+        synthetic_stats_density(&shape, cs);
+        st = cs_take_matrices(cs, &mat);
+    }
+    cs_free(cs);
+    if (!CHECK(st == G16_OK))
+        return test_finish();
+
+    fr_t trapdoor[4];
+    /* Random trapdoor elements, never 0 or +-1 (tau = +-1 lies in the domain and the
+     * setup refuses it; zero is refused for every element). */
+    fr_t zero, one, minus_one;
+    fr_zero(&zero);
+    fr_one(&one);
+    fr_neg(&minus_one, &one);
+    for (int i = 0; i < 4; i++)
+        do
+            test_random_fr(&trapdoor[i]);
+        while (!memcmp(&trapdoor[i], &zero, sizeof zero) ||
+               !memcmp(&trapdoor[i], &one, sizeof one) ||
+               !memcmp(&trapdoor[i], &minus_one, sizeof minus_one));
+    groth16_setup_key key = {0};
+    st = groth16_setup_with_trapdoor(&key, &mat, trapdoor, NULL);
+    if (!CHECK(st == G16_OK))
+        return test_finish();
+
+    const char *tmpdir = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/test_native_key_%ld.g16k", tmpdir ? tmpdir : "/tmp",
+             (long)getpid());
+    st = native_key_write(path, &key, "synthetic", N_TARGET, N_PUBLIC, shape.in_a, shape.in_b);
+    if (!CHECK(st == G16_OK))
+        fprintf(stderr, "  write: %s\n", g16_last_error());
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    CHECK(access(tmp, F_OK) != 0); /* renamed into place */
+
+    test_roundtrip_and_prove(&key, &shape, path);
+    test_rejections(path);
+
+    /* Writing where no file can be made fails cleanly; a too-long name is refused. */
+    expect(native_key_write("/nonexistent/dir/k.g16k", &key, "synthetic", 1, 1, 0, 0),
+           G16_ERR_IO, "/nonexistent/dir/k.g16k.tmp", "unwritable path");
+    char long_name[NATIVE_KEY_NAME_MAX + 2];
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    expect(native_key_write(path, &key, long_name, 1, 1, 0, 0), G16_ERR_INVALID_ARGUMENT,
+           "circuit name of 65 bytes", "long name");
+
+    unlink(path);
+    groth16_setup_key_free(&key);
+    constraint_matrices_free(&mat);
+    return test_finish();
+}
