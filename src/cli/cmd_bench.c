@@ -1,5 +1,5 @@
 /* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
- *           [--public K] [--proofs FILE] [--key FILE]
+ *           [--public K] [--proofs FILE] [--key FILE] [--synth-only]
  * A job of P partitions of a native circuit on the CPU: setup once (development setup,
  * in memory), then for each partition synthesize its witness (seed = partition index),
  * prove, verify; per-stage times, constraints per second, proofs per hour and peak
@@ -68,7 +68,7 @@ static void read_in(const uint8_t *p, uint64_t n)
 static int usage(void)
 {
     fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
-                    "[--threads T] [--public K] [--proofs FILE] [--key FILE]\n");
+                    "[--threads T] [--public K] [--proofs FILE] [--key FILE] [--synth-only]\n");
     return 2;
 }
 
@@ -94,10 +94,70 @@ static g16_status synthesize(const synthetic_params *params, size_t n_public, fr
     return st;
 }
 
+/* --synth-only: the witness side alone (no setup, no key, no proof), so synthesis speed
+ * and memory per constraint can be measured at sizes whose key would not fit. Buffers are
+ * sized from N (the synthetic circuit has fewer than N wires and constraints). */
+static int bench_synthesis_only(size_t n_constraints, size_t n_public, size_t partitions)
+{
+    size_t cap = n_constraints;
+    fr_t *z = malloc(cap * sizeof *z), *a = malloc(cap * sizeof *a);
+    fr_t *b = malloc(cap * sizeof *b), *c = malloc(cap * sizeof *c);
+    int rc = 2;
+    if (!z || !a || !b || !c) {
+        fprintf(stderr, "g16 bench: out of memory for 4 buffers of %zu elements\n", cap);
+        goto out;
+    }
+    printf("g16 bench --synth-only: circuit synthetic, N = %zu, %zu public, %zu partitions "
+           "(synthesis runs on one thread)\n", n_constraints, n_public, partitions);
+    double sum = 0;
+    size_t m = 0, nv = 0;
+    for (size_t p = 0; p < partitions; p++) {
+        memset(a, 0, cap * sizeof *a);
+        memset(b, 0, cap * sizeof *b);
+        memset(c, 0, cap * sizeof *c);
+        cs_prove_buffers bufs = {.z = z, .z_cap = cap, .a = a, .b = b, .c = c, .abc_cap = cap};
+        synthetic_params params = {.n_constraints = n_constraints, .n_public = n_public,
+                                   .seed = p};
+        cs_t *cs;
+        double t = clock_ms();
+        g16_status st = cs_create(&cs, CS_PROVE, n_public, &bufs);
+        if (!st)
+            st = cs_synthesize(cs, synthetic_circuit, &params);
+        double ms = clock_ms() - t;
+        if (!st) {
+            m = cs_num_constraints(cs);
+            nv = cs_num_vars(cs);
+        }
+        cs_free(cs);
+        if (st) {
+            fprintf(stderr, "g16 bench: %s\n", g16_last_error());
+            goto out;
+        }
+        synthetic_stats ws = {0};
+        synthetic_stats_witness(&ws, z, nv, n_public);
+        printf("  partition %zu: %.1f ms, %.2f M constraints/s; witness %.1f%% zeros, %.1f%% "
+               "ones, %.3f%% other\n", p, ms, m / ms / 1e3, 100 * ws.share_0, 100 * ws.share_1,
+               100 * ws.share_other);
+        sum += ms;
+    }
+    printf("  %zu constraints, %zu variables; average %.2f M constraints/s; buffers z, a, b, c: "
+           "%.0f bytes per constraint; peak RSS %.2f GiB = %.0f bytes per constraint\n",
+           m, nv, m / (sum / partitions) / 1e3, 4.0 * cap * sizeof(fr_t) / m, peak_rss_gib(),
+           peak_rss_gib() * 1073741824.0 / m);
+    rc = 0;
+out:
+    free(z);
+    free(a);
+    free(b);
+    free(c);
+    return rc;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL;
     size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
+    bool synth_only = false;
     for (int i = 0; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--circuit") && v)
@@ -114,6 +174,8 @@ int cmd_bench(int argc, char **argv)
             proofs_path = argv[++i];
         else if (!strcmp(argv[i], "--key") && v)
             key_path = argv[++i];
+        else if (!strcmp(argv[i], "--synth-only"))
+            synth_only = true;
         else
             return usage();
     }
@@ -125,6 +187,8 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "g16 bench: --partitions must be 1..100000\n");
         return 2;
     }
+    if (synth_only)
+        return bench_synthesis_only(n_constraints, n_public, partitions);
     g_tty = isatty(2);
     int rc = 2;
     double t0 = clock_ms(), t;
