@@ -1,9 +1,11 @@
 /* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
- *           [--public K] [--proofs FILE] [--key FILE] [--synth-only]
+ *           [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]
  * A job of P partitions of a native circuit on the CPU: setup once (development setup,
  * in memory), then for each partition synthesize its witness (seed = partition index),
  * prove, verify; per-stage times, constraints per second, proofs per hour and peak
- * memory. --proofs writes the P proofs as 192-byte zcash-encoded records.
+ * memory. --proofs writes the P proofs as 192-byte zcash-encoded records; --out DIR
+ * writes verification_key.json and, per partition, proof_P.bin and public_P.json, which
+ * `g16 verify` checks.
  * --key caches the key in a native key file (io/native_key.h): an existing FILE made for
  * the same circuit, N and K is mapped (and read in) and the setup skipped; a missing FILE is written
  * after the setup; a FILE made for other parameters (or unreadable) is an error, exit 2,
@@ -20,6 +22,8 @@
 #include "commands.h"
 #include "curve/encoding.h"
 #include "groth16/prove.h"
+#include "io/proof_bin.h"
+#include "io/snarkjs_json.h"
 #include "io/native_key.h"
 #include "util/clock.h"
 #include "util/parallel.h"
@@ -68,7 +72,7 @@ static void read_in(const uint8_t *p, uint64_t n)
 static int usage(void)
 {
     fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
-                    "[--threads T] [--public K] [--proofs FILE] [--key FILE] [--synth-only]\n");
+                    "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n");
     return 2;
 }
 
@@ -155,7 +159,7 @@ out:
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL;
+    const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL, *out_dir = NULL;
     size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
     bool synth_only = false;
     for (int i = 0; i < argc; i++) {
@@ -174,6 +178,8 @@ int cmd_bench(int argc, char **argv)
             proofs_path = argv[++i];
         else if (!strcmp(argv[i], "--key") && v)
             key_path = argv[++i];
+        else if (!strcmp(argv[i], "--out") && v)
+            out_dir = argv[++i];
         else if (!strcmp(argv[i], "--synth-only"))
             synth_only = true;
         else
@@ -288,6 +294,12 @@ int cmd_bench(int argc, char **argv)
         perror(proofs_path);
         goto out;
     }
+    if (out_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/verification_key.json", out_dir);
+        if ((st = json_write_vk(path, &vk)))
+            goto fail;
+    }
 
     double sum_synth = 0, sum_h = 0, sum_g1 = 0, sum_g2 = 0, sum_verify = 0, sum_total = 0;
     printf("  %-9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "H ms",
@@ -314,14 +326,22 @@ int cmd_bench(int argc, char **argv)
         }
         double ms_total = clock_ms() - tp;
         if (proofs) {
-            uint8_t rec[G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES + G1_COMPRESSED_BYTES];
-            g1_encode_compressed(rec, &proof.a);
-            g2_encode_compressed(rec + G1_COMPRESSED_BYTES, &proof.b);
-            g1_encode_compressed(rec + G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES, &proof.c);
+            uint8_t rec[PROOF_BIN_BYTES];
+            proof_bin_encode(rec, &proof);
             if (fwrite(rec, sizeof rec, 1, proofs) != 1) {
                 perror(proofs_path);
                 goto out;
             }
+        }
+        if (out_dir) {
+            /* What `g16 verify` needs per partition: the 192-byte proof and its inputs. */
+            char path[4096];
+            snprintf(path, sizeof path, "%s/proof_%zu.bin", out_dir, p);
+            if ((st = proof_bin_write(path, &proof)))
+                goto fail;
+            snprintf(path, sizeof path, "%s/public_%zu.json", out_dir, p);
+            if ((st = json_write_public(path, z + 1, n_public)))
+                goto fail;
         }
         progress_clear();
         printf("  %-9zu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %zu/%zu/%zu\n", p, ms_synth,

@@ -1,9 +1,11 @@
 /* g16 verify verification_key.json public.json proof.json
+ * The proof is snarkjs's proof.json or a 192-byte zcash-encoded binary proof.
  * Exit status: 0 the proof verifies, 1 it does not, 2 bad arguments or unreadable input. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "commands.h"
+#include "io/proof_bin.h"
 #include "io/snarkjs_json.h"
 
 int cmd_verify(int argc, char **argv)
@@ -21,7 +23,7 @@ int cmd_verify(int argc, char **argv)
         fprintf(stderr, "g16 verify: %s\n", g16_last_error());
         return 2;
     }
-    if ((st = json_read_public(&inputs, &n, argv[1])) || (st = json_read_proof(&proof, argv[2]))) {
+    if ((st = json_read_public(&inputs, &n, argv[1])) || (st = proof_read_any(&proof, argv[2]))) {
         fprintf(stderr, "g16 verify: %s\n", g16_last_error());
         groth16_vk_free(&vk);
         free(inputs);

@@ -1,0 +1,58 @@
+#include "proof_bin.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "curve/encoding.h"
+#include "io/snarkjs_json.h"
+#include "util/status.h"
+
+void proof_bin_encode(uint8_t out[PROOF_BIN_BYTES], const groth16_proof *proof)
+{
+    g1_encode_compressed(out, &proof->a);
+    g2_encode_compressed(out + G1_COMPRESSED_BYTES, &proof->b);
+    g1_encode_compressed(out + G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES, &proof->c);
+}
+
+g16_status proof_bin_decode(groth16_proof *proof, const uint8_t in[PROOF_BIN_BYTES])
+{
+    g16_status st;
+    if ((st = g1_decode_compressed(&proof->a, in)))
+        return status_fail(st, "proof A: %s", g16_last_error());
+    if ((st = g2_decode_compressed(&proof->b, in + G1_COMPRESSED_BYTES)))
+        return status_fail(st, "proof B: %s", g16_last_error());
+    if ((st = g1_decode_compressed(&proof->c, in + G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES)))
+        return status_fail(st, "proof C: %s", g16_last_error());
+    return G16_OK;
+}
+
+g16_status proof_bin_write(const char *path, const groth16_proof *proof)
+{
+    uint8_t bytes[PROOF_BIN_BYTES];
+    proof_bin_encode(bytes, proof);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
+    bool ok = fwrite(bytes, sizeof bytes, 1, f) == 1;
+    if (fclose(f) != 0)
+        ok = false;
+    return ok ? G16_OK : status_fail(G16_ERR_IO, "%s: write failed", path);
+}
+
+g16_status proof_read_any(groth16_proof *proof, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
+    uint8_t bytes[PROOF_BIN_BYTES + 1];
+    size_t n = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    /* A binary proof's first byte has the compression flag (0x80) set: never '{'. */
+    if (n != PROOF_BIN_BYTES || bytes[0] == '{' || bytes[0] == ' ' || bytes[0] == '\n')
+        return json_read_proof(proof, path);
+    g16_status st = proof_bin_decode(proof, bytes);
+    if (st)
+        return status_fail(st, "%s: %s", path, g16_last_error());
+    return G16_OK;
+}
