@@ -27,6 +27,7 @@
 #include "io/native_key.h"
 #include "util/clock.h"
 #include "util/parallel.h"
+#include "util/status.h"
 
 static double peak_rss_gib(void)
 {
@@ -82,9 +83,12 @@ static g16_status synthesize(const synthetic_params *params, size_t n_public, fr
                              size_t n_vars, fr_t *a, fr_t *b, fr_t *c, size_t domain,
                              size_t n_constraints)
 {
-    memset(a, 0, domain * sizeof *a);
-    memset(b, 0, domain * sizeof *b);
-    memset(c, 0, domain * sizeof *c);
+    /* PROVE writes every constraint row; only the rows past them need clearing (the
+     * public rows are set below). */
+    size_t tail = domain - n_constraints;
+    memset(a + n_constraints, 0, tail * sizeof *a);
+    memset(b + n_constraints, 0, tail * sizeof *b);
+    memset(c + n_constraints, 0, tail * sizeof *c);
     cs_prove_buffers bufs = {.z = z, .z_cap = n_vars, .a = a, .b = b, .c = c,
                              .abc_cap = n_constraints};
     cs_t *cs;
@@ -92,6 +96,10 @@ static g16_status synthesize(const synthetic_params *params, size_t n_public, fr
     if (st)
         return st;
     st = cs_synthesize(cs, synthetic_circuit, params);
+    if (!st && cs_num_constraints(cs) != n_constraints)
+        st = status_fail(G16_ERR_INTERNAL, "partition seed %llu gave %zu constraints, the key "
+                         "has %zu", (unsigned long long)params->seed, cs_num_constraints(cs),
+                         n_constraints);
     cs_free(cs);
     for (size_t s = 0; !st && s <= n_public; s++)
         a[n_constraints + s] = z[s];
