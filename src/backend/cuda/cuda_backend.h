@@ -1,0 +1,98 @@
+/* The CUDA backend's C interface (defined in the .cu files of this folder). The C side
+ * (src/backend/backend_cuda.c) builds the backend function table on it; tests call it
+ * directly to compare every GPU result with the CPU's.
+ *
+ * A context owns one device: a stream, device copies of the arrays made resident (the
+ * proving key's points stay on the device across partitions), and scratch buffers.
+ * Points and field elements cross the bus in the CPU's layout (the Montgomery radices
+ * are equal: see field.cuh), so no conversion pass runs on either side.
+ *
+ * Every CUDA call is checked; failures return a status whose message names the call,
+ * and out-of-memory names the bytes asked for and the bytes free. A context is used by
+ * one thread at a time. */
+#ifndef G16_BACKEND_CUDA_BACKEND_H
+#define G16_BACKEND_CUDA_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "g16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuda_ctx cuda_ctx;
+
+/* G16_ERR_UNSUPPORTED when there is no usable device (the message says why). */
+g16_status cuda_ctx_create(cuda_ctx **out, int device);
+void cuda_ctx_free(cuda_ctx *ctx);
+/* "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)". */
+const char *cuda_ctx_describe(const cuda_ctx *ctx);
+size_t cuda_ctx_free_bytes(cuda_ctx *ctx);
+
+/* The device copy of host[0..bytes): uploaded on first use, then kept until the context
+ * is freed (or cuda_ctx_forget). Entries are found by (host pointer, bytes): the caller
+ * promises that the host data does not change while it is resident (a proving key). */
+g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const void *host, size_t bytes);
+void cuda_ctx_forget(cuda_ctx *ctx, const void *host);
+/* Bytes held resident, and the time spent uploading them. */
+size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx);
+
+/* What an MSM did, for logs, benchmarks and the timeline. */
+typedef struct {
+    size_t zeros, ones, others;   /* the scalar mix */
+    unsigned window_bits, windows;
+    double ms_upload;             /* scalars (and bases when not yet resident) */
+    double ms_classify;           /* zero/one/other split and compaction */
+    double ms_ones;               /* the scalars equal to one: a parallel sum */
+    double ms_sort;               /* signed digits and the radix sort per window */
+    double ms_accumulate;         /* bucket sums */
+    double ms_reduce;             /* bucket reduction to one point per window */
+    double ms_total;              /* on the device, by CUDA events */
+} cuda_msm_info;
+
+/* MSM over G1 / G2 on the device. bases: n points in the CPU's affine layout (96 / 192
+ * bytes each, all-zero = infinity) at a device address (cuda_ctx_resident). scalars: n
+ * elements of Fr at a device address, canonical little-endian 32-byte integers, or
+ * Montgomery form when `montgomery` (a Groth16 witness in memory, the h vector).
+ * The result is given as W window sums plus the sum of the bases whose scalar is one:
+ *   out[0] = sum of bases with scalar 1, out[1 + w] = window w's sum (XYZZ, the CPU's
+ *   g1_xyzz_t / g2_xyzz_t layout), so that r = out[0] + sum_w 2^(c w) out[1 + w];
+ * out must hold 1 + CUDA_MSM_MAX_WINDOWS points. *windows and *window_bits receive W, c.
+ * backend_cuda.c turns this into a point with the CPU's formulas. */
+enum { CUDA_MSM_MAX_WINDOWS = 256 };
+g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,
+                               unsigned *window_bits, cuda_msm_info *info,
+                               const void *bases_dev, const void *scalars_dev, size_t n,
+                               bool montgomery);
+g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
+                               unsigned *window_bits, cuda_msm_info *info,
+                               const void *bases_dev, const void *scalars_dev, size_t n,
+                               bool montgomery);
+
+/* Device scratch owned by the caller (for scalars that are not resident). */
+g16_status cuda_ctx_alloc(cuda_ctx *ctx, void **dev, size_t bytes);
+void cuda_ctx_release(cuda_ctx *ctx, void *dev);
+g16_status cuda_ctx_upload(cuda_ctx *ctx, void *dev, const void *host, size_t bytes);
+g16_status cuda_ctx_download(cuda_ctx *ctx, void *host, const void *dev, size_t bytes);
+
+/* Field arithmetic checks for the tests: run op over n element pairs on the device
+ * (device=true, needs a GPU) or with the same code compiled for the host (device=false,
+ * runs anywhere), in place: a[i] = a[i] op b[i]. op: 0 add, 1 sub, 2 mul, 3 sqr (of a),
+ * 4 from Montgomery (of a). field: 0 Fr, 1 Fp, 2 Fp2. a and b are host arrays of the
+ * CPU's layout (32, 48 or 96 bytes per element). */
+g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void *a,
+                            const void *b, size_t n);
+/* The same for points: G1 (group 1) or G2 (group 2); op 0: out[i] = xyzz_add(a[i], b[i])
+ * with both given as affine; op 1: xyzz_add_affine(from_affine(a[i]), b[i]); op 2:
+ * xyzz_dbl(from_affine(a[i])). Output XYZZ in the CPU's layout. */
+g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void *out,
+                            const void *a, const void *b, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,140 @@
+/* Short Weierstrass points (a = 0) for the GPU, over Fp (G1) or Fp2 (G2), in the layouts
+ * of the CPU (src/curve/point_api.h): affine (x, y), all-zero = infinity, and XYZZ
+ * (x = X/ZZ, y = Y/ZZZ; ZZ = 0 is infinity). The formulas are those of the CPU's XYZZ
+ * code (Bernstein-Lange EFD, "xyzz" coordinates: madd-2008-s, add-2008-s,
+ * dbl-2008-s-1, mdbl-2008-s), so device results can be compared with the CPU's bit for bit
+ * after conversion to affine. */
+#ifndef G16_BACKEND_CUDA_CURVE_CUH
+#define G16_BACKEND_CUDA_CURVE_CUH
+
+#include "field.cuh"
+
+template <class F>
+struct affine_d {
+    F x, y;
+    G16_HD bool is_infinity() const { return x.is_zero() && y.is_zero(); }
+};
+
+template <class F>
+struct xyzz_d {
+    F x, y, zz, zzz;
+
+    G16_HD static xyzz_d infinity()
+    {
+        return xyzz_d{F::zero(), F::zero(), F::zero(), F::zero()};
+    }
+    G16_HD bool is_infinity() const { return zz.is_zero(); }
+};
+
+typedef affine_d<fp_d> g1_affine_d;
+typedef affine_d<fp2_d> g2_affine_d;
+typedef xyzz_d<fp_d> g1_xyzz_d;
+typedef xyzz_d<fp2_d> g2_xyzz_d;
+
+template <class F>
+G16_HD xyzz_d<F> xyzz_from_affine(const affine_d<F> &a)
+{
+    if (a.is_infinity())
+        return xyzz_d<F>::infinity();
+    return xyzz_d<F>{a.x, a.y, F::one(), F::one()};
+}
+
+/* 2P for an affine P (mdbl-2008-s). */
+template <class F>
+G16_HD xyzz_d<F> xyzz_dbl_affine(const affine_d<F> &a)
+{
+    F u = dbl(a.y), v = sqr(u), w = u * v, s = a.x * v;
+    F xx = sqr(a.x), m = dbl(xx) + xx;
+    xyzz_d<F> r;
+    r.x = sqr(m) - dbl(s);
+    r.y = m * (s - r.x) - w * a.y;
+    r.zz = v;
+    r.zzz = w;
+    return r;
+}
+
+/* 2P (dbl-2008-s-1). */
+template <class F>
+G16_HD xyzz_d<F> xyzz_dbl(const xyzz_d<F> &a)
+{
+    if (a.is_infinity())
+        return a;
+    F u = dbl(a.y), v = sqr(u), w = u * v, s = a.x * v;
+    F xx = sqr(a.x), m = dbl(xx) + xx;
+    xyzz_d<F> r;
+    r.x = sqr(m) - dbl(s);
+    r.y = m * (s - r.x) - w * a.y;
+    r.zz = v * a.zz;
+    r.zzz = w * a.zzz;
+    return r;
+}
+
+/* a + b for an affine b (madd-2008-s), every special case handled. */
+template <class F>
+G16_HD xyzz_d<F> xyzz_add_affine(const xyzz_d<F> &a, const affine_d<F> &b)
+{
+    if (b.is_infinity())
+        return a;
+    if (a.is_infinity())
+        return xyzz_from_affine(b);
+    F u2 = b.x * a.zz, s2 = b.y * a.zzz;
+    F p = u2 - a.x, r = s2 - a.y;
+    if (p.is_zero()) {
+        if (r.is_zero())
+            return xyzz_dbl_affine(b);
+        return xyzz_d<F>::infinity();
+    }
+    F pp = sqr(p), ppp = p * pp, q = a.x * pp;
+    xyzz_d<F> o;
+    o.x = sqr(r) - ppp - dbl(q);
+    o.y = r * (q - o.x) - a.y * ppp;
+    o.zz = a.zz * pp;
+    o.zzz = a.zzz * ppp;
+    return o;
+}
+
+/* a + b (add-2008-s), every special case handled. */
+template <class F>
+G16_HD xyzz_d<F> xyzz_add(const xyzz_d<F> &a, const xyzz_d<F> &b)
+{
+    if (b.is_infinity())
+        return a;
+    if (a.is_infinity())
+        return b;
+    F u1 = a.x * b.zz, u2 = b.x * a.zz;
+    F s1 = a.y * b.zzz, s2 = b.y * a.zzz;
+    F p = u2 - u1, r = s2 - s1;
+    if (p.is_zero()) {
+        if (r.is_zero())
+            return xyzz_dbl(a);
+        return xyzz_d<F>::infinity();
+    }
+    F pp = sqr(p), ppp = p * pp, q = u1 * pp;
+    xyzz_d<F> o;
+    o.x = sqr(r) - ppp - dbl(q);
+    o.y = r * (q - o.x) - s1 * ppp;
+    o.zz = a.zz * b.zz * pp;
+    o.zzz = a.zzz * b.zzz * ppp;
+    return o;
+}
+
+template <class F>
+G16_HD affine_d<F> affine_neg(const affine_d<F> &a)
+{
+    return affine_d<F>{a.x, neg(a.y)};
+}
+
+/* k * a for a small non-negative k (double and add from the top bit). */
+template <class F>
+G16_HD xyzz_d<F> xyzz_mul_small(const xyzz_d<F> &a, uint32_t k)
+{
+    xyzz_d<F> r = xyzz_d<F>::infinity();
+    for (int bit = 31; bit >= 0; bit--) {
+        r = xyzz_dbl(r);
+        if ((k >> bit) & 1)
+            r = xyzz_add(r, a);
+    }
+    return r;
+}
+
+#endif

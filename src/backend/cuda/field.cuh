@@ -1,0 +1,345 @@
+/* Montgomery arithmetic for the GPU: Fr (8 x 32-bit limbs) and Fp (12 x 32-bit limbs) of
+ * BLS12-381, and Fp2 over Fp.
+ *
+ * Representation: x * 2^(32N) mod m in N little-endian 32-bit limbs. 2^(32*8) = 2^256 and
+ * 2^(32*12) = 2^384 are the CPU's Montgomery radices too (4 and 6 64-bit limbs), so an
+ * element has the same bytes on both sides and points and scalars cross the bus as they
+ * are: no conversion pass.
+ *
+ * Multiplication is CIOS (Koc, Acar and Kaliski, "Analyzing and comparing Montgomery
+ * multiplication algorithms", IEEE Micro 1996) with 32-bit limbs: per limb of b, a low
+ * and a high carry chain for a * b_i, then the same for m * p, then a one-limb shift;
+ * 4 N^2 multiply-adds (576 for Fp, 256 for Fr). On the device the chains are PTX
+ * mad.lo.cc / madc.hi.cc; the carry flag lives between consecutive asm volatile
+ * statements, which is why every statement of a chain is volatile (never reordered) and
+ * nothing but chain instructions sits between them. On the host the same algorithm runs
+ * on 64-bit integers: tests/test_cuda_field.c checks the host path against the CPU field
+ * in CI, and bench/gpu_run.sh checks the device path against the CPU on the GPU.
+ *
+ * Both moduli are below 2^(32N - 1), so a + b never carries out of N limbs and the CIOS
+ * accumulator stays below 2p < 2^(32N) (N + 2 words hold it between steps). */
+#ifndef G16_BACKEND_CUDA_FIELD_CUH
+#define G16_BACKEND_CUDA_FIELD_CUH
+
+#include <stdint.h>
+
+#define G16_HD __host__ __device__ __forceinline__
+
+/* Parameters: a modulus given as 64-bit limbs by a constexpr function (device code can
+ * use constexpr functions of constant arguments; arrays of a host constexpr would need
+ * memory on the device), and Montgomery's one, R mod m. */
+struct fr_params {
+    static constexpr int N = 8;
+    G16_HD static constexpr uint64_t p64(int i)
+    {
+        return i == 0 ? 0xffffffff00000001ull
+             : i == 1 ? 0x53bda402fffe5bfeull
+             : i == 2 ? 0x3339d80809a1d805ull
+                      : 0x73eda753299d7d48ull;
+    }
+    G16_HD static constexpr uint64_t one64(int i)
+    {
+        return i == 0 ? 0x00000001fffffffeull
+             : i == 1 ? 0x5884b7fa00034802ull
+             : i == 2 ? 0x998c4fefecbc4ff5ull
+                      : 0x1824b159acc5056full;
+    }
+};
+
+struct fp_params {
+    static constexpr int N = 12;
+    G16_HD static constexpr uint64_t p64(int i)
+    {
+        return i == 0 ? 0xb9feffffffffaaabull
+             : i == 1 ? 0x1eabfffeb153ffffull
+             : i == 2 ? 0x6730d2a0f6b0f624ull
+             : i == 3 ? 0x64774b84f38512bfull
+             : i == 4 ? 0x4b1ba7b6434bacd7ull
+                      : 0x1a0111ea397fe69aull;
+    }
+    G16_HD static constexpr uint64_t one64(int i)
+    {
+        return i == 0 ? 0x760900000002fffdull
+             : i == 1 ? 0xebf4000bc40c0002ull
+             : i == 2 ? 0x5f48985753c758baull
+             : i == 3 ? 0x77ce585370525745ull
+             : i == 4 ? 0x5c071a97a256ec6dull
+                      : 0x15f65ec3fa80e493ull;
+    }
+};
+
+/* p^-1 mod 2^32 by Newton's iteration (each step doubles the correct low bits). */
+template <class P>
+G16_HD constexpr uint32_t mont_inverse_2_32(uint32_t x, int steps)
+{
+    return steps == 0 ? x
+                      : mont_inverse_2_32<P>(x * (2u - (uint32_t)P::p64(0) * x), steps - 1);
+}
+
+template <class P>
+struct mont {
+    static constexpr int N = P::N;
+    uint32_t v[N];
+
+    G16_HD static constexpr uint32_t p(int i)
+    {
+        return (uint32_t)(P::p64(i / 2) >> (32 * (i % 2)));
+    }
+    static constexpr uint32_t pinv = (uint32_t)0 - mont_inverse_2_32<P>(1u, 5);
+
+    G16_HD static mont zero()
+    {
+        mont r;
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            r.v[i] = 0;
+        return r;
+    }
+    G16_HD static mont one()
+    {
+        mont r;
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            r.v[i] = (uint32_t)(P::one64(i / 2) >> (32 * (i % 2)));
+        return r;
+    }
+    G16_HD bool is_zero() const
+    {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            acc |= v[i];
+        return acc == 0;
+    }
+    G16_HD bool operator==(const mont &b) const
+    {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            acc |= v[i] ^ b.v[i];
+        return acc == 0;
+    }
+    G16_HD bool operator!=(const mont &b) const { return !(*this == b); }
+};
+
+typedef mont<fr_params> fr_d;
+typedef mont<fp_params> fp_d;
+
+/* --- host and device primitives ----------------------------------------------------- */
+
+/* r = t - p when t >= p (t < 2p), else t; t is N limbs. */
+template <class P>
+G16_HD void mont_reduce_once(mont<P> &r, const uint32_t *t)
+{
+    constexpr int N = P::N;
+    uint32_t s[N];
+#ifdef __CUDA_ARCH__
+    uint32_t borrow;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mont<P>::p(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(t[i]), "r"(mont<P>::p(i)));
+    asm volatile("subc.u32 %0, %1, %1;" : "=r"(borrow) : "r"(0u));
+    /* borrow is 0xffffffff when t < p: keep t. */
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        r.v[i] = borrow ? t[i] : s[i];
+#else
+    uint64_t borrow = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t d = (uint64_t)t[i] - mont<P>::p(i) - borrow;
+        s[i] = (uint32_t)d;
+        borrow = (d >> 63) & 1;
+    }
+    for (int i = 0; i < N; i++)
+        r.v[i] = borrow ? t[i] : s[i];
+#endif
+}
+
+template <class P>
+G16_HD mont<P> operator+(const mont<P> &a, const mont<P> &b)
+{
+    constexpr int N = P::N;
+    uint32_t t[N];
+#ifdef __CUDA_ARCH__
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(a.v[i]), "r"(b.v[i]));
+#else
+    uint64_t carry = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t s = (uint64_t)a.v[i] + b.v[i] + carry;
+        t[i] = (uint32_t)s;
+        carry = s >> 32;
+    }
+#endif
+    mont<P> r;
+    mont_reduce_once(r, t);
+    return r;
+}
+
+template <class P>
+G16_HD mont<P> operator-(const mont<P> &a, const mont<P> &b)
+{
+    constexpr int N = P::N;
+    mont<P> r;
+    uint32_t borrow;
+#ifdef __CUDA_ARCH__
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, %1, %1;" : "=r"(borrow) : "r"(0u));
+    /* Add p back under the borrow mask. */
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(mont<P>::p(0) & borrow));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(mont<P>::p(i) & borrow));
+#else
+    uint64_t bw = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t d = (uint64_t)a.v[i] - b.v[i] - bw;
+        r.v[i] = (uint32_t)d;
+        bw = (d >> 63) & 1;
+    }
+    borrow = bw ? 0xffffffffu : 0;
+    uint64_t carry = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t s = (uint64_t)r.v[i] + (mont<P>::p(i) & borrow) + carry;
+        r.v[i] = (uint32_t)s;
+        carry = s >> 32;
+    }
+#endif
+    return r;
+}
+
+template <class P>
+G16_HD mont<P> operator*(const mont<P> &a, const mont<P> &b)
+{
+    constexpr int N = P::N;
+    uint32_t t[N + 2];
+#pragma unroll
+    for (int i = 0; i < N + 2; i++)
+        t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        uint32_t bi = b.v[i];
+#ifdef __CUDA_ARCH__
+        /* t += a * b_i: the low halves into t[0..N), the high halves into t[1..N]. */
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
+#pragma unroll
+        for (int j = 1; j < N; j++)
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
+#pragma unroll
+        for (int j = 1; j < N; j++)
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+        /* t += m * p with m chosen so that t[0] becomes 0. */
+        uint32_t m = t[0] * mont<P>::pinv;
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(mont<P>::p(0)), "r"(m));
+#pragma unroll
+        for (int j = 1; j < N; j++)
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(mont<P>::p(j)), "r"(m));
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(mont<P>::p(0)), "r"(m));
+#pragma unroll
+        for (int j = 1; j < N; j++)
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(mont<P>::p(j)), "r"(m));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+#else
+        uint64_t carry = 0;
+        for (int j = 0; j < N; j++) {
+            uint64_t s = (uint64_t)a.v[j] * bi + t[j] + carry;
+            t[j] = (uint32_t)s;
+            carry = s >> 32;
+        }
+        uint64_t s = (uint64_t)t[N] + carry;
+        t[N] = (uint32_t)s;
+        t[N + 1] += (uint32_t)(s >> 32);
+        uint32_t m = t[0] * mont<P>::pinv;
+        carry = 0;
+        for (int j = 0; j < N; j++) {
+            uint64_t u = (uint64_t)mont<P>::p(j) * m + t[j] + carry;
+            t[j] = (uint32_t)u;
+            carry = u >> 32;
+        }
+        s = (uint64_t)t[N] + carry;
+        t[N] = (uint32_t)s;
+        t[N + 1] += (uint32_t)(s >> 32);
+#endif
+        /* t[0] is now 0: divide by 2^32. */
+#pragma unroll
+        for (int j = 0; j <= N; j++)
+            t[j] = t[j + 1];
+        t[N + 1] = 0;
+    }
+    mont<P> r;
+    mont_reduce_once(r, t);
+    return r;
+}
+
+template <class P>
+G16_HD mont<P> sqr(const mont<P> &a)
+{
+    return a * a;
+}
+
+template <class P>
+G16_HD mont<P> dbl(const mont<P> &a)
+{
+    return a + a;
+}
+
+template <class P>
+G16_HD mont<P> neg(const mont<P> &a)
+{
+    return mont<P>::zero() - a;
+}
+
+/* Montgomery form -> canonical integer (multiply by 1, i.e. by R^-1 in Montgomery terms). */
+template <class P>
+G16_HD mont<P> from_montgomery(const mont<P> &a)
+{
+    mont<P> one_int = mont<P>::zero();
+    one_int.v[0] = 1;
+    return a * one_int;
+}
+
+/* --- Fp2 = Fp[u] / (u^2 + 1) ----------------------------------------------------------- */
+
+struct fp2_d {
+    fp_d c0, c1;
+
+    G16_HD static fp2_d zero() { return fp2_d{fp_d::zero(), fp_d::zero()}; }
+    G16_HD static fp2_d one() { return fp2_d{fp_d::one(), fp_d::zero()}; }
+    G16_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+    G16_HD bool operator==(const fp2_d &b) const { return c0 == b.c0 && c1 == b.c1; }
+    G16_HD bool operator!=(const fp2_d &b) const { return !(*this == b); }
+};
+
+G16_HD fp2_d operator+(const fp2_d &a, const fp2_d &b) { return fp2_d{a.c0 + b.c0, a.c1 + b.c1}; }
+G16_HD fp2_d operator-(const fp2_d &a, const fp2_d &b) { return fp2_d{a.c0 - b.c0, a.c1 - b.c1}; }
+G16_HD fp2_d dbl(const fp2_d &a) { return a + a; }
+G16_HD fp2_d neg(const fp2_d &a) { return fp2_d{neg(a.c0), neg(a.c1)}; }
+
+/* Karatsuba: three Fp products. */
+G16_HD fp2_d operator*(const fp2_d &a, const fp2_d &b)
+{
+    fp_d t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
+    fp_d t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
+    return fp2_d{t0 - t1, t2 - t0 - t1};
+}
+
+/* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: two Fp products. */
+G16_HD fp2_d sqr(const fp2_d &a)
+{
+    fp_d t = a.c0 * a.c1;
+    return fp2_d{(a.c0 + a.c1) * (a.c0 - a.c1), t + t};
+}
+
+#endif
