@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "circuit/cs.h"
 #include "circuit/synthetic.h"
 #include "commands.h"
@@ -73,7 +74,8 @@ static void read_in(const uint8_t *p, uint64_t n)
 static int usage(void)
 {
     fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
-                    "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n");
+                    "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
+                    "       [--backend cpu|cuda|auto]\n");
     return 2;
 }
 
@@ -170,6 +172,7 @@ int cmd_bench(int argc, char **argv)
     const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL, *out_dir = NULL;
     size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
     bool synth_only = false;
+    const char *backend_name = "auto";
     for (int i = 0; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--circuit") && v)
@@ -190,6 +193,8 @@ int cmd_bench(int argc, char **argv)
             out_dir = argv[++i];
         else if (!strcmp(argv[i], "--synth-only"))
             synth_only = true;
+        else if (!strcmp(argv[i], "--backend") && v)
+            backend_name = argv[++i];
         else
             return usage();
     }
@@ -214,6 +219,7 @@ int cmd_bench(int argc, char **argv)
     groth16_prover_key pk;
     fr_t *z = NULL, *a = NULL, *b = NULL, *c = NULL;
     FILE *proofs = NULL;
+    backend *be = NULL;
     g16_status st;
 
     synthetic_params params = {.n_constraints = n_constraints, .n_public = n_public, .seed = 0};
@@ -289,6 +295,11 @@ int cmd_bench(int argc, char **argv)
         printf("  key: wrote %s\n", key_path);
     printf("  shape: A-aux density %.1f%%, B-aux density %.1f%%\n", 100 * shape.density_a,
            100 * shape.density_b);
+    if ((st = backend_open(&be, backend_name)))
+        goto fail;
+    groth16_prove_options prove_opts = {0};
+    backend_prove_options(be, &prove_opts);
+    printf("  backend: %s\n", be->description);
 
     z = malloc(nv * sizeof *z);
     a = malloc(domain * sizeof *a);
@@ -322,7 +333,7 @@ int cmd_bench(int argc, char **argv)
         progress("partition %zu/%zu: proving", p + 1, partitions);
         groth16_prove_stats stats = {0};
         groth16_proof proof;
-        if ((st = groth16_prove_evals(&proof, &stats, &pk, z, NULL, a, b, c, NULL)))
+        if ((st = groth16_prove_evals(&proof, &stats, &pk, z, NULL, a, b, c, &prove_opts)))
             goto fail;
         t = clock_ms();
         st = groth16_verify(&vk, z + 1, n_public, &proof);
@@ -386,6 +397,7 @@ out:
     free(b);
     free(c);
     cs_free(cs);
+    backend_close(be);
     if (loaded)
         groth16_vk_free(&vk); /* otherwise vk's IC is the setup key's */
     groth16_setup_key_free(&key);

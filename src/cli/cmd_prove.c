@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "backend/backend.h"
 #include "groth16/prove.h"
 #include "io/snarkjs_json.h"
 #include "util/parallel.h"
@@ -23,6 +24,7 @@ int cmd_prove(int argc, char **argv)
     const char *paths[4] = {NULL, NULL, NULL, NULL};
     static const char *flags[4] = {"--zkey", "--wtns", "--proof", "--public"};
     bool verify = true, quiet = false;
+    const char *backend_name = "auto";
     int positional = 0;
     for (int i = 0; i < argc; i++) {
         int f = -1;
@@ -37,6 +39,8 @@ int cmd_prove(int argc, char **argv)
             quiet = true;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+            backend_name = argv[++i];
         else if (argv[i][0] == '-') {
             fprintf(stderr, "g16 prove: unknown option %s\n", argv[i]);
             return 2;
@@ -53,23 +57,32 @@ int cmd_prove(int argc, char **argv)
     for (int k = 0; k < 4; k++)
         if (!paths[k]) {
             fprintf(stderr, "usage: g16 prove <circuit.zkey> <witness.wtns> <proof.json> "
-                            "<public.json> [--no-verify] [--threads N] [--quiet]\n");
+                            "<public.json> [--no-verify] [--threads N] [--backend cpu|cuda|auto] "
+                            "[--quiet]\n");
             return 2;
         }
 
+    backend *be;
+    if (backend_open(&be, backend_name))
+        return fail("");
     zkey_t key;
     wtns_t wtns;
-    if (zkey_open(&key, paths[0]))
-        return fail("");
-    if (wtns_open(&wtns, paths[1])) {
-        zkey_close(&key);
+    if (zkey_open(&key, paths[0])) {
+        backend_close(be);
         return fail("");
     }
+    if (wtns_open(&wtns, paths[1])) {
+        zkey_close(&key);
+        backend_close(be);
+        return fail("");
+    }
+    groth16_prove_options opts = {0};
+    backend_prove_options(be, &opts);
     groth16_proof proof;
     fr_t *inputs = NULL;
     groth16_prove_stats stats;
     int rc = 0;
-    g16_status st = groth16_prove_zkey(&proof, &inputs, &stats, &key, &wtns, NULL);
+    g16_status st = groth16_prove_zkey(&proof, &inputs, &stats, &key, &wtns, &opts);
     if (st) {
         rc = fail("");
         goto out;
@@ -96,16 +109,17 @@ int cmd_prove(int argc, char **argv)
     }
     if (!quiet)
         fprintf(stderr,
-                "g16 prove: domain %u, %u signals, %u threads: %.1f ms "
-                "(witness %.1f, H %.1f, G1 MSMs %.1f, G2 MSM %.1f); witness %zu zero, %zu one, "
-                "%zu other%s\n",
-                key.domain_size, key.n_vars, parallel_threads(), stats.ms_total,
-                stats.ms_witness, stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2,
+                "g16 prove: backend %s; domain %u, %u signals: %.1f ms "
+                "(witness %.1f, upload %.1f, H %.1f, G1 MSMs %.1f, G2 MSM %.1f); witness %zu "
+                "zero, %zu one, %zu other%s\n",
+                be->description, key.domain_size, key.n_vars, stats.ms_total,
+                stats.ms_witness, stats.ms_upload, stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2,
                 stats.scalars_zero, stats.scalars_one, stats.scalars_other,
                 verify ? "; proof verified" : "");
 out:
     free(inputs);
     wtns_close(&wtns);
     zkey_close(&key);
+    backend_close(be);
     return rc;
 }

@@ -157,6 +157,56 @@ void groth16_prover_key_from_setup(groth16_prover_key *pk, const groth16_setup_k
         .h = (const uint8_t *)key->h};
 }
 
+g16_status groth16_assemble(groth16_proof *proof, const groth16_prover_key *pk,
+                            const groth16_msm_results *m, const groth16_prove_options *opts)
+{
+    fr_t r, s, rs;
+    g16_status st;
+    if (opts && opts->fixed_r && opts->fixed_s) {
+        r = *opts->fixed_r;
+        s = *opts->fixed_s;
+    } else if ((st = secret_scalar(&r)) || (st = secret_scalar(&s)))
+        return st;
+    fr_mul(&rs, &r, &s);
+    g1_jac_t pa, pb1, pc, tmp, delta1;
+    g2_jac_t pb, delta2;
+    g1_from_affine(&delta1, &pk->delta1);
+    g2_from_affine(&delta2, &pk->delta2);
+
+    pa = m->a; /* alpha1 + A.z + r delta1 */
+    add_affine(&pa, &pk->alpha1);
+    g1_mul(&tmp, &delta1, &r);
+    g1_add(&pa, &pa, &tmp);
+
+    pb = m->b2; /* beta2 + B2.z + s delta2 */
+    g2_add_mixed(&pb, &pb, &pk->beta2);
+    g2_jac_t tmp2;
+    g2_mul(&tmp2, &delta2, &s);
+    g2_add(&pb, &pb, &tmp2);
+
+    pb1 = m->b1; /* beta1 + B1.z + s delta1 */
+    add_affine(&pb1, &pk->beta1);
+    g1_mul(&tmp, &delta1, &s);
+    g1_add(&pb1, &pb1, &tmp);
+
+    pc = m->c; /* C.z_aux + H.h + s pi_a + r B1' - r s delta1 */
+    g1_add(&pc, &pc, &m->h);
+    g1_mul(&tmp, &pa, &s);
+    g1_add(&pc, &pc, &tmp);
+    g1_mul(&tmp, &pb1, &r);
+    g1_add(&pc, &pc, &tmp);
+    g1_mul(&tmp, &delta1, &rs);
+    g1_sub(&pc, &pc, &tmp);
+
+    g1_to_affine(&proof->a, &pa);
+    g2_to_affine(&proof->b, &pb);
+    g1_to_affine(&proof->c, &pc);
+    explicit_bzero(&r, sizeof r);
+    explicit_bzero(&s, sizeof s);
+    explicit_bzero(&rs, sizeof rs);
+    return G16_OK;
+}
+
 g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
                                const groth16_prover_key *pk, const fr_t *z,
                                const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
@@ -166,6 +216,13 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     msm_scalars *zs = NULL, *z_aux = NULL, *hs = NULL;
     g16_status st;
     double t;
+
+    if (opts && opts->partition) {
+        groth16_msm_results res;
+        if ((st = opts->partition(opts->partition_ctx, &res, stats, pk, z, z_bytes, a, b, c)))
+            return st;
+        return groth16_assemble(proof, pk, &res, opts);
+    }
 
     /* 2. h, in place in a. */
     t = clock_ms();
@@ -200,49 +257,8 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     stats->ms_msm_g2 += clock_ms() - t;
 
     /* 4. Blinding and assembly. */
-    fr_t r, s, rs;
-    if (opts && opts->fixed_r && opts->fixed_s) {
-        r = *opts->fixed_r;
-        s = *opts->fixed_s;
-    } else if ((st = secret_scalar(&r)) || (st = secret_scalar(&s)))
-        goto out;
-    fr_mul(&rs, &r, &s);
-    g1_jac_t pa, pb1, pc, tmp, delta1;
-    g2_jac_t pb, delta2;
-    g1_from_affine(&delta1, &pk->delta1);
-    g2_from_affine(&delta2, &pk->delta2);
-
-    pa = msm_a; /* alpha1 + A.z + r delta1 */
-    add_affine(&pa, &pk->alpha1);
-    g1_mul(&tmp, &delta1, &r);
-    g1_add(&pa, &pa, &tmp);
-
-    pb = msm_b2; /* beta2 + B2.z + s delta2 */
-    g2_add_mixed(&pb, &pb, &pk->beta2);
-    g2_jac_t tmp2;
-    g2_mul(&tmp2, &delta2, &s);
-    g2_add(&pb, &pb, &tmp2);
-
-    pb1 = msm_b1; /* beta1 + B1.z + s delta1 */
-    add_affine(&pb1, &pk->beta1);
-    g1_mul(&tmp, &delta1, &s);
-    g1_add(&pb1, &pb1, &tmp);
-
-    pc = msm_c; /* C.z_aux + H.h + s pi_a + r B1' - r s delta1 */
-    g1_add(&pc, &pc, &msm_h);
-    g1_mul(&tmp, &pa, &s);
-    g1_add(&pc, &pc, &tmp);
-    g1_mul(&tmp, &pb1, &r);
-    g1_add(&pc, &pc, &tmp);
-    g1_mul(&tmp, &delta1, &rs);
-    g1_sub(&pc, &pc, &tmp);
-
-    g1_to_affine(&proof->a, &pa);
-    g2_to_affine(&proof->b, &pb);
-    g1_to_affine(&proof->c, &pc);
-    explicit_bzero(&r, sizeof r);
-    explicit_bzero(&s, sizeof s);
-    explicit_bzero(&rs, sizeof rs);
+    groth16_msm_results res = {msm_a, msm_b1, msm_c, msm_h, msm_b2};
+    st = groth16_assemble(proof, pk, &res, opts);
 out:
     msm_scalars_free(zs);
     msm_scalars_free(z_aux);

@@ -17,24 +17,39 @@
 #include "io/wtns.h"
 #include "io/zkey.h"
 
-typedef struct {
+typedef struct groth16_prove_stats_s {
     double ms_witness;   /* checking the witness, a = A.z and b = B.z, c = a*b */
     double ms_h;         /* the H polynomial (NTTs) */
     double ms_msm_g1;    /* the G1 MSMs: A, B1, C, H */
     double ms_msm_g2;    /* the B2 MSM */
+    double ms_upload;    /* host-to-device copies (GPU backends) */
     double ms_total;
     size_t scalars_zero, scalars_one, scalars_other; /* the witness's mix */
 } groth16_prove_stats;
 
+struct groth16_prover_key_s;
+struct groth16_msm_results_s;
+/* Steps 2-3 of a proof done elsewhere (a GPU backend, src/backend/backend.h): from the
+ * evaluations a, b, c (overwritten) and the witness (z in Montgomery form or z_bytes
+ * canonical, as for groth16_prove_evals) to the five MSM results. */
+typedef g16_status (*groth16_partition_fn)(void *ctx, struct groth16_msm_results_s *out,
+                                           struct groth16_prove_stats_s *stats,
+                                           const struct groth16_prover_key_s *pk,
+                                           const fr_t *z, const uint8_t *z_bytes, fr_t *a,
+                                           fr_t *b, fr_t *c);
+
 typedef struct {
     /* Test only: use these r, s instead of fresh randomness (NULL: CSPRNG). */
     const fr_t *fixed_r, *fixed_s;
+    /* When set, steps 2-3 run there instead of on the CPU (the backend layer sets it). */
+    groth16_partition_fn partition;
+    void *partition_ctx;
 } groth16_prove_options;
 
 /* The points a prover reads, wherever they live (a mapped .zkey, a key made in memory by
  * groth16_setup): arrays in the layout of the .zkey point sections (g1_affine_t /
  * g2_affine_t, any alignment, all-zero = infinity). */
-typedef struct {
+typedef struct groth16_prover_key_s {
     size_t n_vars, n_public, domain_size;
     unsigned log2_domain;
     g1_affine_t alpha1, beta1, delta1;
@@ -56,6 +71,16 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
                                const groth16_prover_key *pk, const fr_t *z,
                                const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
                                const groth16_prove_options *opts);
+
+/* The five MSMs of a proof (step 3), whoever computed them (CPU or GPU backend). */
+typedef struct groth16_msm_results_s {
+    g1_jac_t a, b1, c, h; /* A.z, B1.z, C.z_aux, H.h */
+    g2_jac_t b2;          /* B2.z */
+} groth16_msm_results;
+
+/* Step 4: draws r, s (or takes opts' fixed ones) and assembles the proof from the MSMs. */
+g16_status groth16_assemble(groth16_proof *proof, const groth16_prover_key *pk,
+                            const groth16_msm_results *msm, const groth16_prove_options *opts);
 
 /* Proves; *public_inputs (malloc'd, n_public entries, free it) receives z_1..z_l.
  * opts and stats may be NULL. The key's big point sections are used as they are in the

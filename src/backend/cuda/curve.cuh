@@ -9,6 +9,11 @@
 
 #include "field.cuh"
 
+/* Point operations are not inlined: each is ~10 field products of ~700 instructions, and
+ * inlining them into every kernel (G2 above all) made ptxas take minutes per file with
+ * no gain in the hot loops, where the call costs a few percent of an addition. */
+#define G16_POINT_FN __host__ __device__ __noinline__
+
 template <class F>
 struct affine_d {
     F x, y;
@@ -41,7 +46,7 @@ G16_HD xyzz_d<F> xyzz_from_affine(const affine_d<F> &a)
 
 /* 2P for an affine P (mdbl-2008-s). */
 template <class F>
-G16_HD xyzz_d<F> xyzz_dbl_affine(const affine_d<F> &a)
+G16_POINT_FN xyzz_d<F> xyzz_dbl_affine(const affine_d<F> &a)
 {
     F u = dbl(a.y), v = sqr(u), w = u * v, s = a.x * v;
     F xx = sqr(a.x), m = dbl(xx) + xx;
@@ -55,7 +60,7 @@ G16_HD xyzz_d<F> xyzz_dbl_affine(const affine_d<F> &a)
 
 /* 2P (dbl-2008-s-1). */
 template <class F>
-G16_HD xyzz_d<F> xyzz_dbl(const xyzz_d<F> &a)
+G16_POINT_FN xyzz_d<F> xyzz_dbl(const xyzz_d<F> &a)
 {
     if (a.is_infinity())
         return a;
@@ -71,7 +76,7 @@ G16_HD xyzz_d<F> xyzz_dbl(const xyzz_d<F> &a)
 
 /* a + b for an affine b (madd-2008-s), every special case handled. */
 template <class F>
-G16_HD xyzz_d<F> xyzz_add_affine(const xyzz_d<F> &a, const affine_d<F> &b)
+G16_POINT_FN xyzz_d<F> xyzz_add_affine(const xyzz_d<F> &a, const affine_d<F> &b)
 {
     if (b.is_infinity())
         return a;
@@ -95,7 +100,7 @@ G16_HD xyzz_d<F> xyzz_add_affine(const xyzz_d<F> &a, const affine_d<F> &b)
 
 /* a + b (add-2008-s), every special case handled. */
 template <class F>
-G16_HD xyzz_d<F> xyzz_add(const xyzz_d<F> &a, const xyzz_d<F> &b)
+G16_POINT_FN xyzz_d<F> xyzz_add(const xyzz_d<F> &a, const xyzz_d<F> &b)
 {
     if (b.is_infinity())
         return a;
@@ -126,7 +131,7 @@ G16_HD affine_d<F> affine_neg(const affine_d<F> &a)
 
 /* k * a for a small non-negative k (double and add from the top bit). */
 template <class F>
-G16_HD xyzz_d<F> xyzz_mul_small(const xyzz_d<F> &a, uint32_t k)
+G16_POINT_FN xyzz_d<F> xyzz_mul_small(const xyzz_d<F> &a, uint32_t k)
 {
     xyzz_d<F> r = xyzz_d<F>::infinity();
     for (int bit = 31; bit >= 0; bit--) {

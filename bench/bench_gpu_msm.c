@@ -1,0 +1,195 @@
+/* GPU MSM benchmark (issue 5's table): G1 at 2^20, 2^24, 2^26, 2^27 with dense random
+ * scalars and with witness-like mixes, G2 at 2^24 and 2^26, bases already on the device
+ * (as in the sppark reference figures), median of --reps runs by CUDA events.
+ *
+ *   bench_gpu_msm [--max-log2 K] [--reps R] [--quick]
+ *
+ * Inputs: 2^20 distinct bases tiled to the size (an MSM's cost does not depend on the
+ * bases being distinct). Every case is checked exactly: by linearity the tiled MSM equals
+ * the MSM of the 2^20 distinct bases with the scalars of equal bases summed mod r, which
+ * the CPU computes. Exit status 77 without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+#ifdef G16_HAVE_CUDA
+#include "backend/backend.h"
+#include "msm/msm.h"
+
+enum { DISTINCT_LOG2 = 20 };
+
+typedef struct {
+    const char *name;
+    int group;          /* 1 or 2 */
+    unsigned log2n;
+    int zeros, ones;    /* percentages; the rest random */
+    double goal_ms;     /* issue 5's goal, 0 = none */
+    double sppark_ms;   /* the reference on this H200, 0 = none */
+} bench_case;
+
+static const bench_case cases[] = {
+    {"G1 dense", 1, 20, 0, 0, 0, 20.9},
+    {"G1 dense", 1, 24, 0, 0, 0, 156},
+    {"G1 dense", 1, 26, 0, 0, 300, 558},
+    {"G1 dense", 1, 27, 0, 0, 600, 1099},
+    {"G1 55/30/15", 1, 26, 55, 30, 0, 197},
+    {"G1 55/30/15", 1, 27, 55, 30, 150, 369},
+    {"G1 45/0/55", 1, 27, 45, 0, 0, 714},
+    {"G2 dense", 2, 24, 0, 0, 0, 449},
+    {"G2 dense", 2, 26, 0, 0, 900, 1637},
+};
+
+/* Any mix (make_scalars of bench_common.h gives the dense and the 55/30/15 ones). */
+static uint8_t *mixed_scalars(size_t n, int zeros, int ones)
+{
+    if (zeros == 0 && ones == 0)
+        return make_scalars(n, false);
+    if (zeros == 55 && ones == 30)
+        return make_scalars(n, true);
+    uint8_t *s = calloc(n, 32);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        int u = (int)(rnd() % 100);
+        if (u >= zeros + ones)
+            random_scalar(s + 32 * i);
+        else if (u >= zeros)
+            s[32 * i] = 1;
+    }
+    return s;
+}
+
+/* K_j = sum over tiles t of k[t 2^20 + j] mod r, canonical bytes. */
+static uint8_t *fold_scalars(const uint8_t *s, size_t n, size_t distinct)
+{
+    fr_t *acc = calloc(distinct, sizeof *acc);
+    uint8_t *out = malloc(distinct * 32);
+    for (size_t i = 0; i < n; i++) {
+        fr_t k;
+        fr_from_bytes_le(&k, s + 32 * i);
+        fr_add(&acc[i % distinct], &acc[i % distinct], &k);
+    }
+    for (size_t j = 0; j < distinct; j++)
+        fr_to_bytes_le(out + 32 * j, &acc[j]);
+    free(acc);
+    return out;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned max_log2 = 27, reps = 5;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--max-log2") && i + 1 < argc)
+            max_log2 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick"))
+            max_log2 = 22, reps = 3;
+        else {
+            fprintf(stderr, "usage: bench_gpu_msm [--max-log2 K] [--reps R] [--quick]\n");
+            return 2;
+        }
+    }
+    backend *be;
+    g16_status st = backend_open(&be, "cuda");
+    if (st) {
+        printf("bench_gpu_msm: no GPU: %s\n", g16_last_error());
+        return 77;
+    }
+    cuda_ctx *ctx = backend_cuda_ctx(be);
+    printf("bench_gpu_msm: %s, median of %u runs, bases on the device\n", be->description, reps);
+    size_t distinct = (size_t)1 << DISTINCT_LOG2;
+    uint8_t *b1 = g1_make_bases(distinct), *b2 = g2_make_bases(distinct);
+
+    printf("\n| MSM | n | ms | sppark ms | goal ms | others | c | classify | ones | sort | "
+           "accumulate | reduce | exact |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    int failures = 0;
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const bench_case *c = &cases[ci];
+        if (c->log2n > max_log2)
+            continue;
+        size_t n = (size_t)1 << c->log2n, psize = c->group == 1 ? 96 : 192;
+        size_t d = n < distinct ? n : distinct;
+        const uint8_t *pool = c->group == 1 ? b1 : b2;
+        void *dbases = NULL, *dscalars = NULL;
+        uint8_t *scalars = mixed_scalars(n, c->zeros, c->ones);
+        if (!scalars || (st = cuda_ctx_alloc(ctx, &dbases, n * psize)) ||
+            (st = cuda_ctx_alloc(ctx, &dscalars, n * 32))) {
+            printf("| %s | 2^%u | failed: %s |\n", c->name, c->log2n, g16_last_error());
+            failures++;
+            free(scalars);
+            cuda_ctx_release(ctx, dbases);
+            continue;
+        }
+        for (size_t off = 0; off < n; off += d)
+            cuda_ctx_upload(ctx, (uint8_t *)dbases + off * psize, pool, d * psize);
+        cuda_ctx_upload(ctx, dscalars, scalars, n * 32);
+
+        double ms[16];
+        cuda_msm_info info;
+        g1_jac_t r1;
+        g2_jac_t r2;
+        unsigned runs = reps < 16 ? reps : 16;
+        for (unsigned rep = 0; rep <= runs && !st; rep++) { /* run 0 warms up */
+            st = c->group == 1 ? backend_cuda_msm_g1(ctx, &r1, &info, dbases, dscalars, n, false)
+                               : backend_cuda_msm_g2(ctx, &r2, &info, dbases, dscalars, n, false);
+            if (rep)
+                ms[rep - 1] = info.ms_total;
+        }
+        bool exact = false;
+        if (!st) {
+            uint8_t *folded = fold_scalars(scalars, n, d);
+            if (c->group == 1) {
+                g1_jac_t want;
+                exact = msm_g1(&want, pool, folded, d) == G16_OK && g1_equal(&want, &r1);
+            } else {
+                g2_jac_t want;
+                exact = msm_g2(&want, pool, folded, d) == G16_OK && g2_equal(&want, &r2);
+            }
+            free(folded);
+        }
+        if (st) {
+            printf("| %s | 2^%u | failed: %s |\n", c->name, c->log2n, g16_last_error());
+            failures++;
+        } else {
+            qsort(ms, runs, sizeof ms[0], cmp_double);
+            char goal[32] = "-", ref[32] = "-";
+            if (c->goal_ms)
+                snprintf(goal, sizeof goal, "%.0f", c->goal_ms);
+            if (c->sppark_ms)
+                snprintf(ref, sizeof ref, "%.1f", c->sppark_ms);
+            printf("| %s | 2^%u | %.1f | %s | %s | %zu | %u | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n",
+                   c->name, c->log2n, ms[runs / 2], ref, goal, info.others, info.window_bits,
+                   info.ms_classify, info.ms_ones, info.ms_sort, info.ms_accumulate,
+                   info.ms_reduce, exact ? "yes" : "NO");
+            failures += !exact;
+        }
+        fflush(stdout);
+        st = G16_OK;
+        free(scalars);
+        cuda_ctx_release(ctx, dbases);
+        cuda_ctx_release(ctx, dscalars);
+    }
+    free(b1);
+    free(b2);
+    backend_close(be);
+    return failures ? 1 : 0;
+}
+
+#else
+
+int main(void)
+{
+    printf("bench_gpu_msm: this build has no CUDA backend\n");
+    return 77;
+}
+
+#endif

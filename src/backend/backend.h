@@ -1,0 +1,66 @@
+/* Backends: where the heavy steps of a proof run (DESIGN.md, "Layers").
+ *
+ * A backend is a small function table: the partition step (H and the five MSMs of one
+ * proof, steps 2-3 of DESIGN.md's "One partition") and one-off G1/G2 MSMs for tools
+ * and tests. The CPU backend is the code of src/ntt, src/msm and src/groth16; the CUDA
+ * backend (src/backend/cuda) mirrors it operation by operation, so that every GPU result
+ * can be compared with the CPU's for equality.
+ *
+ * `--backend cpu|cuda|auto` on every command that proves picks one by name; auto takes
+ * CUDA when the build has it and a device answers, else the CPU, and the commands say
+ * which one ran (backend->description). */
+#ifndef G16_BACKEND_BACKEND_H
+#define G16_BACKEND_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "curve/g1.h"
+#include "curve/g2.h"
+#include "g16.h"
+#include "groth16/prove.h"
+
+typedef struct backend backend;
+
+struct backend {
+    const char *name;       /* "cpu" or "cuda" */
+    char description[384];  /* what ran, for logs: "cuda: NVIDIA H200 (sm_90, ...)" */
+    /* Steps 2-3 of a proof; NULL means groth16's own CPU code. */
+    groth16_partition_fn partition;
+    /* r = sum k_i P_i over host arrays: bases in the .zkey point layout, scalars
+     * canonical 32-byte little-endian, or fr_t in Montgomery form when `montgomery`. */
+    g16_status (*msm_g1)(backend *be, g1_jac_t *r, const uint8_t *bases, const void *scalars,
+                         size_t n, bool montgomery);
+    g16_status (*msm_g2)(backend *be, g2_jac_t *r, const uint8_t *bases, const void *scalars,
+                         size_t n, bool montgomery);
+    void (*close)(backend *be);
+    void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
+};
+
+/* kind: "cpu", "cuda" or "auto" (NULL = auto). "cuda" without a usable device (or in a
+ * build without CUDA) is an error that says why; auto falls back to the CPU. */
+g16_status backend_open(backend **out, const char *kind);
+void backend_close(backend *be);
+
+/* Routes groth16_prove_evals (and so every prover entry point) through the backend. */
+void backend_prove_options(backend *be, groth16_prove_options *opts);
+
+/* The CUDA backend on device `device` (backend_cuda.c; G16_ERR_UNSUPPORTED in builds
+ * without CUDA). */
+g16_status backend_cuda_open(backend **out, int device);
+
+#ifdef G16_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+/* The device context of a CUDA backend (NULL for another backend). */
+cuda_ctx *backend_cuda_ctx(backend *be);
+/* MSMs over device arrays (see cuda_msm_g1_windows), joined into a point. */
+g16_status backend_cuda_msm_g1(cuda_ctx *ctx, g1_jac_t *r, cuda_msm_info *info,
+                               const void *bases_dev, const void *scalars_dev, size_t n,
+                               bool montgomery);
+g16_status backend_cuda_msm_g2(cuda_ctx *ctx, g2_jac_t *r, cuda_msm_info *info,
+                               const void *bases_dev, const void *scalars_dev, size_t n,
+                               bool montgomery);
+#endif
+
+#endif

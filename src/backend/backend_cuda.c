@@ -1,0 +1,205 @@
+/* The CUDA backend's function table: the partition step and one-off MSMs on a device
+ * (src/backend/cuda), with the few point operations that join an MSM's window sums done
+ * here by the CPU's formulas. */
+#include "backend/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/status.h"
+
+#ifndef G16_HAVE_CUDA
+
+g16_status backend_cuda_open(backend **out, int device)
+{
+    *out = NULL;
+    return status_fail(G16_ERR_UNSUPPORTED,
+                       "this build of g16 has no CUDA backend (configure with -DG16_CUDA=ON "
+                       "where nvcc is installed)");
+}
+
+#else
+
+#include "backend/cuda/cuda_backend.h"
+#include "groth16/h_poly.h"
+#include "util/clock.h"
+
+/* sum_w 2^(c w) win[1 + w] + win[0] (see cuda_msm_g1_windows). */
+#define DEFINE_JOIN(G)                                                                   \
+    static void G##_join(G##_jac_t *r, const G##_xyzz_t *win, unsigned windows,          \
+                         unsigned c)                                                     \
+    {                                                                                    \
+        G##_xyzz_t acc, t;                                                               \
+        G##_xyzz_set_infinity(&acc);                                                     \
+        for (unsigned w = windows; w-- > 0;) {                                           \
+            for (unsigned k = 0; k < c; k++) {                                           \
+                G##_xyzz_dbl(&t, &acc);                                                  \
+                acc = t;                                                                 \
+            }                                                                            \
+            G##_xyzz_add(&t, &acc, &win[1 + w]);                                         \
+            acc = t;                                                                     \
+        }                                                                                \
+        G##_xyzz_add(&t, &acc, &win[0]);                                                 \
+        G##_xyzz_to_jac(r, &t);                                                          \
+    }
+DEFINE_JOIN(g1)
+DEFINE_JOIN(g2)
+
+g16_status backend_cuda_msm_g1(cuda_ctx *ctx, g1_jac_t *r, cuda_msm_info *info,
+                             const void *bases_dev, const void *scalars_dev, size_t n,
+                             bool montgomery)
+{
+    static _Thread_local g1_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];
+    unsigned windows, c;
+    g16_status st = cuda_msm_g1_windows(ctx, win, &windows, &c, info, bases_dev, scalars_dev,
+                                        n, montgomery);
+    if (!st)
+        g1_join(r, win, windows, c);
+    return st;
+}
+
+g16_status backend_cuda_msm_g2(cuda_ctx *ctx, g2_jac_t *r, cuda_msm_info *info,
+                             const void *bases_dev, const void *scalars_dev, size_t n,
+                             bool montgomery)
+{
+    static _Thread_local g2_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];
+    unsigned windows, c;
+    g16_status st = cuda_msm_g2_windows(ctx, win, &windows, &c, info, bases_dev, scalars_dev,
+                                        n, montgomery);
+    if (!st)
+        g2_join(r, win, windows, c);
+    return st;
+}
+
+/* One-off MSM over host arrays: both uploaded to scratch (never made resident: the caller
+ * may free and reuse these addresses). */
+static g16_status msm_host(backend *be, int group, void *r, const uint8_t *bases,
+                           const void *scalars, size_t n, bool montgomery)
+{
+    cuda_ctx *ctx = be->impl;
+    size_t base_bytes = n * (group == 1 ? 96 : 192), scalar_bytes = n * 32;
+    void *db = NULL, *ds = NULL;
+    g16_status st;
+    if ((st = cuda_ctx_alloc(ctx, &db, base_bytes)) || (st = cuda_ctx_alloc(ctx, &ds, scalar_bytes)) ||
+        (st = cuda_ctx_upload(ctx, db, bases, base_bytes)) ||
+        (st = cuda_ctx_upload(ctx, ds, scalars, scalar_bytes)))
+        goto out;
+    st = group == 1 ? backend_cuda_msm_g1(ctx, r, NULL, db, ds, n, montgomery)
+                    : backend_cuda_msm_g2(ctx, r, NULL, db, ds, n, montgomery);
+out:
+    cuda_ctx_release(ctx, db);
+    cuda_ctx_release(ctx, ds);
+    return st;
+}
+
+static g16_status cuda_msm_g1_host(backend *be, g1_jac_t *r, const uint8_t *bases,
+                                   const void *scalars, size_t n, bool montgomery)
+{
+    return msm_host(be, 1, r, bases, scalars, n, montgomery);
+}
+
+static g16_status cuda_msm_g2_host(backend *be, g2_jac_t *r, const uint8_t *bases,
+                                   const void *scalars, size_t n, bool montgomery)
+{
+    return msm_host(be, 2, r, bases, scalars, n, montgomery);
+}
+
+/* Steps 2-3 of a proof on the device: a, b, c and the witness go up; H runs there and h
+ * stays there for its MSM; the key's points are made resident on first use and stay for
+ * every later partition; five MSMs; five points come back. */
+static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_prove_stats *stats,
+                                 const groth16_prover_key *pk, const fr_t *z,
+                                 const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c)
+{
+    backend *be = vbe;
+    cuda_ctx *ctx = be->impl;
+    size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
+    size_t vec = n * sizeof(fr_t);
+    void *da = NULL, *dz = NULL;
+    const void *ka, *kb1, *kb2, *kc, *kh;
+    cuda_msm_info info;
+    g16_status st;
+    double t = clock_ms();
+
+    /* The key (first partition only), then this partition's vectors. */
+    if ((st = cuda_ctx_resident(ctx, &ka, pk->a, nv * 96)) ||
+        (st = cuda_ctx_resident(ctx, &kb1, pk->b1, nv * 96)) ||
+        (st = cuda_ctx_resident(ctx, &kb2, pk->b2, nv * 192)) ||
+        (st = cuda_ctx_resident(ctx, &kc, pk->c, (nv - np - 1) * 96)) ||
+        (st = cuda_ctx_resident(ctx, &kh, pk->h, n * 96)))
+        return st;
+    stats->ms_upload += clock_ms() - t;
+
+    /* 2. h, in place in a (on the CPU until the GPU NTT lands). */
+    t = clock_ms();
+    if ((st = h_poly_compute(a, a, b, c, pk->log2_domain, H_POLY_SNARKJS)))
+        return st;
+    stats->ms_h += clock_ms() - t;
+    t = clock_ms();
+    if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
+        (st = cuda_ctx_upload(ctx, da, a, vec)) ||
+        (st = cuda_ctx_upload(ctx, dz, z_bytes ? (const void *)z_bytes : (const void *)z, nv * 32)))
+        goto out;
+    stats->ms_upload += clock_ms() - t;
+
+    /* 3. the MSMs. */
+    t = clock_ms();
+    bool mont = z_bytes == NULL;
+    const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
+    if ((st = backend_cuda_msm_g1(ctx, &out->a, &info, ka, dz, nv, mont)))
+        goto out;
+    stats->scalars_zero = info.zeros;
+    stats->scalars_one = info.ones;
+    stats->scalars_other = info.others;
+    if ((st = backend_cuda_msm_g1(ctx, &out->b1, NULL, kb1, dz, nv, mont)) ||
+        (st = backend_cuda_msm_g1(ctx, &out->c, NULL, kc, z_aux, nv - np - 1, mont)) ||
+        (st = backend_cuda_msm_g1(ctx, &out->h, NULL, kh, da, n, true)))
+        goto out;
+    stats->ms_msm_g1 += clock_ms() - t;
+    t = clock_ms();
+    if ((st = backend_cuda_msm_g2(ctx, &out->b2, NULL, kb2, dz, nv, mont)))
+        goto out;
+    stats->ms_msm_g2 += clock_ms() - t;
+out:
+    cuda_ctx_release(ctx, da);
+    cuda_ctx_release(ctx, dz);
+    return st;
+}
+
+cuda_ctx *backend_cuda_ctx(backend *be)
+{
+    return strcmp(be->name, "cuda") ? NULL : be->impl;
+}
+
+static void cuda_close(backend *be)
+{
+    cuda_ctx_free(be->impl);
+    free(be);
+}
+
+g16_status backend_cuda_open(backend **out, int device)
+{
+    *out = NULL;
+    cuda_ctx *ctx;
+    g16_status st = cuda_ctx_create(&ctx, device);
+    if (st)
+        return st;
+    backend *be = calloc(1, sizeof *be);
+    if (!be) {
+        cuda_ctx_free(ctx);
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "backend: no memory");
+    }
+    be->name = "cuda";
+    snprintf(be->description, sizeof be->description, "cuda: GPU %d, %s", device,
+             cuda_ctx_describe(ctx));
+    be->partition = cuda_partition;
+    be->msm_g1 = cuda_msm_g1_host;
+    be->msm_g2 = cuda_msm_g2_host;
+    be->close = cuda_close;
+    be->impl = ctx;
+    *out = be;
+    return G16_OK;
+}
+
+#endif

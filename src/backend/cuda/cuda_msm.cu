@@ -1,0 +1,424 @@
+/* Multi-scalar multiplication on the GPU, G1 and G2 from one template.
+ *
+ * 1. classify: each scalar (converted from Montgomery form when asked) is 0 (skipped),
+ *    1 (its base goes to the parallel sum of step 2) or other (Pippenger); two index lists
+ *    by a prefix sum (CUB) and a scatter. Witnesses of real circuits are mostly 0 and 1, and
+ *    a one in Pippenger would land every such base in a single bucket of window 0.
+ * 2. ones: the bases with scalar 1 are summed by a tree of chunked sums (each thread adds
+ *    a chunk of points, then the partial sums are summed the same way).
+ * 3. Pippenger over the others with signed c-bit digits (|d| <= 2^(c-1), so 2^(c-1)
+ *    buckets per window and W = floor(255 / c) + 1 windows): per window, a digit kernel
+ *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
+ *    and a boundary kernel records where each bucket's run starts and ends.
+ * 4. accumulate: one thread per bucket of every window adds its run of affine points into
+ *    an XYZZ sum (mixed additions, madd-2008-s).
+ * 5. reduce: per window, segments of buckets are reduced by running sums (sum of
+ *    (k+1) B_k = running sum of running sums, plus lo * sum of B_k for a segment starting
+ *    at bucket lo), then the segment results are summed by the tree of step 2.
+ * The W window sums and the ones' sum go back to the host, which joins the windows with
+ *    c doublings each (backend_cuda.c): a few hundred point operations.
+ *
+ * Cost: m others -> m W mixed additions in step 4 (the floor in DESIGN.md), plus about
+ * 2 * 2^(c-1) W additions in step 5. Memory: the sorted pairs of every window (4 W m bytes)
+ * and the buckets (W 2^(c-1) XYZZ points). Buffers are allocated per call for now; the
+ * pipeline issue moves them into a pool allocated at start-up. */
+#include <cub/cub.cuh>
+
+#include "cuda_ctx.cuh"
+#include "curve.cuh"
+
+#include <string.h>
+
+namespace {
+
+struct scalar_d {
+    uint32_t v[8];
+};
+
+/* true iff s >= r (not a canonical scalar: its top window would overflow). */
+__device__ __forceinline__ bool scalar_too_large(const scalar_d &s)
+{
+    for (int k = 7; k >= 0; k--) {
+        uint32_t r = fr_d::p(k);
+        if (s.v[k] != r)
+            return s.v[k] > r;
+    }
+    return true;
+}
+
+__global__ void k_classify(scalar_d *canon, uint32_t *flag_one, uint32_t *flag_other,
+                           uint32_t *first_bad, const scalar_d *in, uint32_t n, bool montgomery)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    scalar_d s = in[i];
+    if (montgomery) {
+        fr_d f;
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            f.v[k] = s.v[k];
+        f = from_montgomery(f);
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            s.v[k] = f.v[k];
+    }
+    if (scalar_too_large(s)) {
+        atomicMin(first_bad, i);
+        s = scalar_d{};
+    }
+    canon[i] = s;
+    uint32_t high = 0;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        high |= s.v[k];
+    bool zero = high == 0 && s.v[0] == 0, one = high == 0 && s.v[0] == 1;
+    flag_one[i] = one;
+    flag_other[i] = !zero && !one;
+}
+
+/* out[pos[i]] = i where flag[i]: the compaction after an exclusive prefix sum. */
+__global__ void k_scatter(uint32_t *out, const uint32_t *flag, const uint32_t *pos, uint32_t n)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && flag[i])
+        out[pos[i]] = i;
+}
+
+/* out[t] = sum of bases[idx[j]] for j in chunk t. */
+template <class F>
+__global__ void k_sum_indexed(xyzz_d<F> *out, const affine_d<F> *bases, const uint32_t *idx,
+                              uint32_t m, uint32_t chunk, uint32_t out_n)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= out_n)
+        return;
+    xyzz_d<F> acc = xyzz_d<F>::infinity();
+    uint32_t end = min(m, (t + 1) * chunk);
+    for (uint32_t j = t * chunk; j < end; j++)
+        acc = xyzz_add_affine(acc, bases[idx[j]]);
+    out[t] = acc;
+}
+
+/* Per group g of m points: out[g * m_out + k] = sum of in[g * m + k * chunk ...]. */
+template <class F>
+__global__ void k_sum_groups(xyzz_d<F> *out, const xyzz_d<F> *in, uint32_t groups, uint32_t m,
+                             uint32_t chunk, uint32_t m_out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= groups * m_out)
+        return;
+    uint32_t g = t / m_out, k = t % m_out;
+    xyzz_d<F> acc = xyzz_d<F>::infinity();
+    uint32_t end = min(m, (k + 1) * chunk);
+    for (uint32_t j = k * chunk; j < end; j++)
+        acc = xyzz_add(acc, in[(size_t)g * m + j]);
+    out[t] = acc;
+}
+
+/* Bits [bit, bit + c) of a 256-bit scalar (zero past the top). */
+__device__ __forceinline__ uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
+{
+    unsigned word = bit / 32, off = bit % 32;
+    if (word >= 8)
+        return 0;
+    uint64_t v = s.v[word] >> off;
+    if (off + c > 32 && word + 1 < 8)
+        v |= (uint64_t)s.v[word + 1] << (32 - off);
+    return (uint32_t)v & ((1u << c) - 1);
+}
+
+/* Window w's signed digit of every "other" scalar: key = bucket (|d| - 1), or nb when
+ * d = 0 (sorted past every bucket and ignored); value = point index, top bit = d < 0. */
+__global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
+                         const uint32_t *idx, uint32_t m, unsigned c, unsigned w)
+{
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    uint32_t i = idx[j];
+    scalar_d s = canon[i];
+    int carry = 0, d = 0;
+    const int half = 1 << (c - 1);
+    for (unsigned k = 0; k <= w; k++) {
+        d = (int)scalar_bits(s, k * c, c) + carry;
+        carry = d > half;
+        if (carry)
+            d -= 1 << c;
+    }
+    uint32_t nb = (uint32_t)half;
+    keys[j] = d == 0 ? nb : (uint32_t)(d < 0 ? -d : d) - 1;
+    vals[j] = i | (d < 0 ? 0x80000000u : 0);
+}
+
+/* start[k], end[k]: the run of bucket k in the sorted keys (both 0 when empty). */
+__global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, uint32_t m,
+                         uint32_t nb)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= m)
+        return;
+    uint32_t k = keys[p];
+    if (k >= nb)
+        return;
+    if (p == 0 || keys[p - 1] != k)
+        start[k] = p;
+    if (p == m - 1 || keys[p + 1] != k)
+        end[k] = p + 1;
+}
+
+template <class F>
+__global__ void __launch_bounds__(128)
+    k_accumulate(xyzz_d<F> *buckets, const affine_d<F> *bases, const uint32_t *sorted,
+                 const uint32_t *start, const uint32_t *end, uint32_t m, uint32_t windows,
+                 uint32_t nb)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= windows * nb)
+        return;
+    const uint32_t *run = sorted + (size_t)(t / nb) * m;
+    xyzz_d<F> acc = xyzz_d<F>::infinity();
+    for (uint32_t p = start[t], e = end[t]; p < e; p++) {
+        uint32_t v = run[p];
+        affine_d<F> b = bases[v & 0x7fffffffu];
+        if (v >> 31)
+            b = affine_neg(b);
+        acc = xyzz_add_affine(acc, b);
+    }
+    buckets[t] = acc;
+}
+
+/* Segment s of window w (buckets [lo, lo + len)): sum of (k + 1) B_k over the segment. */
+template <class F>
+__global__ void k_segments(xyzz_d<F> *out, const xyzz_d<F> *buckets, uint32_t windows,
+                           uint32_t nb, uint32_t len)
+{
+    uint32_t per_window = nb / len;
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= windows * per_window)
+        return;
+    uint32_t w = t / per_window, lo = (t % per_window) * len;
+    const xyzz_d<F> *b = buckets + (size_t)w * nb;
+    xyzz_d<F> run = xyzz_d<F>::infinity(), sum = xyzz_d<F>::infinity();
+    for (uint32_t k = lo + len; k-- > lo;) {
+        run = xyzz_add(run, b[k]);
+        sum = xyzz_add(sum, run);
+    }
+    out[t] = xyzz_add(sum, xyzz_mul_small(run, lo));
+}
+
+unsigned blocks_for(size_t n, unsigned threads)
+{
+    return (unsigned)((n + threads - 1) / threads);
+}
+
+/* The window width for m scalars going through Pippenger (to be tuned on the H200). */
+unsigned gpu_window_bits(uint32_t m)
+{
+    unsigned lg = 0;
+    while (lg < 32 && (1ull << lg) < m)
+        lg++;
+    return lg <= 12 ? 8 : lg <= 16 ? 10 : lg <= 20 ? 13 : lg <= 24 ? 15 : 16;
+}
+
+/* Sums groups of points until one is left per group; the result lands in *result
+ * (groups points). a and b are scratch of at least groups * m points each. */
+template <class F>
+g16_status reduce_groups(cuda_ctx *ctx, xyzz_d<F> **result, xyzz_d<F> *a, xyzz_d<F> *b,
+                         uint32_t groups, uint32_t m)
+{
+    const uint32_t chunk = 16;
+    xyzz_d<F> *in = a, *out = b;
+    while (m > 1) {
+        uint32_t m_out = (m + chunk - 1) / chunk;
+        k_sum_groups<F><<<blocks_for((size_t)groups * m_out, 64), 64, 0, ctx->stream>>>(
+            out, in, groups, m, chunk, m_out);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        xyzz_d<F> *t = in;
+        in = out;
+        out = t;
+        m = m_out;
+    }
+    *result = in;
+    return G16_OK;
+}
+
+template <class F>
+g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
+                       unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
+                       const void *scalars_dev, size_t n_size, bool montgomery)
+{
+    typedef affine_d<F> A;
+    typedef xyzz_d<F> X;
+    cuda_msm_info local;
+    if (!info)
+        info = &local;
+    memset(info, 0, sizeof *info);
+    *windows_out = 0;
+    *window_bits_out = 0;
+    X *out = (X *)out_host;
+    out[0] = X::infinity();
+    if (n_size >= 0x80000000u)
+        return status_fail(G16_ERR_UNSUPPORTED, "GPU MSM: %zu points (at most 2^31 - 1)", n_size);
+    uint32_t n = (uint32_t)n_size;
+    if (n == 0)
+        return G16_OK;
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    cudaStream_t st = ctx->stream;
+    const A *bases = (const A *)bases_dev;
+    g16_status s;
+
+    /* 1. classify and compact. */
+    CUDA_TRY(cudaEventRecord(ctx->ev[0], st), G16_ERR_INTERNAL);
+    dev_buf<scalar_d> canon;
+    dev_buf<uint32_t> flag_one, flag_other, pos, idx_one, idx_other, bad;
+    if ((s = canon.alloc(ctx, n, "MSM scalars")) || (s = flag_one.alloc(ctx, n + 1, "MSM flags")) ||
+        (s = flag_other.alloc(ctx, n + 1, "MSM flags")) || (s = pos.alloc(ctx, n + 1, "MSM prefix sums")) ||
+        (s = bad.alloc(ctx, 1, "MSM counts")))
+        return s;
+    CUDA_TRY(cudaMemsetAsync(bad.p, 0xff, sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemsetAsync(flag_one.p + n, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemsetAsync(flag_other.p + n, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    k_classify<<<blocks_for(n, 256), 256, 0, st>>>(canon.p, flag_one.p, flag_other.p, bad.p,
+                                                   (const scalar_d *)scalars_dev, n, montgomery);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    size_t temp_bytes = 0;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, flag_one.p, pos.p, n + 1, st),
+             G16_ERR_INTERNAL);
+    dev_buf<uint8_t> temp;
+    if ((s = temp.alloc(ctx, temp_bytes, "CUB scan scratch")))
+        return s;
+    uint32_t counts[2];
+    uint32_t *flags[2] = {flag_one.p, flag_other.p};
+    dev_buf<uint32_t> *lists[2] = {&idx_one, &idx_other};
+    for (int k = 0; k < 2; k++) {
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, flags[k], pos.p, n + 1, st),
+                 G16_ERR_INTERNAL);
+        CUDA_TRY(cudaMemcpyAsync(&counts[k], pos.p + n, sizeof(uint32_t), cudaMemcpyDeviceToHost, st),
+                 G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+        if ((s = lists[k]->alloc(ctx, counts[k] ? counts[k] : 1, "MSM index lists")))
+            return s;
+        k_scatter<<<blocks_for(n, 256), 256, 0, st>>>(lists[k]->p, flags[k], pos.p, n);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    uint32_t first_bad;
+    CUDA_TRY(cudaMemcpy(&first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    if (first_bad != 0xffffffffu)
+        return status_fail(G16_ERR_BAD_ENCODING, "GPU MSM: scalar %u is not below r", first_bad);
+    uint32_t ones = counts[0], m = counts[1];
+    info->ones = ones;
+    info->others = m;
+    info->zeros = n - ones - m;
+    CUDA_TRY(cudaEventRecord(ctx->ev[1], st), G16_ERR_INTERNAL);
+
+    /* 2. the ones. */
+    const uint32_t chunk = 32;
+    if (ones) {
+        uint32_t parts = (ones + chunk - 1) / chunk;
+        dev_buf<X> pa, pb;
+        if ((s = pa.alloc(ctx, parts, "MSM partial sums")) || (s = pb.alloc(ctx, parts, "MSM partial sums")))
+            return s;
+        k_sum_indexed<F><<<blocks_for(parts, 64), 64, 0, st>>>(pa.p, bases, idx_one.p, ones, chunk, parts);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        X *sum;
+        if ((s = reduce_groups<F>(ctx, &sum, pa.p, pb.p, 1, parts)))
+            return s;
+        CUDA_TRY(cudaMemcpyAsync(&out[0], sum, sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+    }
+    CUDA_TRY(cudaEventRecord(ctx->ev[2], st), G16_ERR_INTERNAL);
+    if (m == 0) {
+        CUDA_TRY(cudaEventRecord(ctx->ev[5], st), G16_ERR_INTERNAL);
+        info->ms_classify = cuda_elapsed_ms(ctx->ev[0], ctx->ev[1]);
+        info->ms_ones = cuda_elapsed_ms(ctx->ev[1], ctx->ev[2]);
+        info->ms_total = cuda_elapsed_ms(ctx->ev[0], ctx->ev[5]);
+        return G16_OK;
+    }
+
+    /* 3. digits and the sort, window by window. */
+    unsigned c = gpu_window_bits(m), W = 255 / c + 1;
+    uint32_t nb = 1u << (c - 1);
+    info->window_bits = c;
+    info->windows = W;
+    dev_buf<uint32_t> keys_in, keys_out, vals_in, sorted, start, end;
+    if ((s = keys_in.alloc(ctx, m, "MSM sort keys")) || (s = keys_out.alloc(ctx, m, "MSM sort keys")) ||
+        (s = vals_in.alloc(ctx, m, "MSM sort values")) ||
+        (s = sorted.alloc(ctx, (size_t)W * m, "MSM sorted point indices")) ||
+        (s = start.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")) ||
+        (s = end.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")))
+        return s;
+    CUDA_TRY(cudaMemsetAsync(start.p, 0, (size_t)W * nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemsetAsync(end.p, 0, (size_t)W * nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    size_t sort_bytes = 0;
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in.p, keys_out.p, vals_in.p,
+                                             sorted.p, m, 0, (int)c, st),
+             G16_ERR_INTERNAL);
+    dev_buf<uint8_t> sort_temp;
+    if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")))
+        return s;
+    for (unsigned w = 0; w < W; w++) {
+        k_digits<<<blocks_for(m, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon.p, idx_other.p, m, c, w);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in.p, keys_out.p,
+                                                 vals_in.p, sorted.p + (size_t)w * m, m, 0, (int)c, st),
+                 G16_ERR_INTERNAL);
+        k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start.p + (size_t)w * nb, end.p + (size_t)w * nb,
+                                                     keys_out.p, m, nb);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
+
+    /* 4. bucket sums. */
+    dev_buf<X> buckets;
+    if ((s = buckets.alloc(ctx, (size_t)W * nb, "MSM buckets")))
+        return s;
+    k_accumulate<F><<<blocks_for((size_t)W * nb, 128), 128, 0, st>>>(buckets.p, bases, sorted.p, start.p,
+                                                                     end.p, m, W, nb);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
+
+    /* 5. bucket reduction: segments of len buckets, then a tree per window. */
+    uint32_t len = nb < 64 ? nb : 64, per_window = nb / len;
+    dev_buf<X> seg_a, seg_b;
+    if ((s = seg_a.alloc(ctx, (size_t)W * per_window, "MSM segments")) ||
+        (s = seg_b.alloc(ctx, (size_t)W * per_window, "MSM segments")))
+        return s;
+    k_segments<F><<<blocks_for((size_t)W * per_window, 64), 64, 0, st>>>(seg_a.p, buckets.p, W, nb, len);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    X *sums;
+    if ((s = reduce_groups<F>(ctx, &sums, seg_a.p, seg_b.p, W, per_window)))
+        return s;
+    CUDA_TRY(cudaMemcpyAsync(&out[1], sums, W * sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaEventRecord(ctx->ev[5], st), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+    info->ms_classify = cuda_elapsed_ms(ctx->ev[0], ctx->ev[1]);
+    info->ms_ones = cuda_elapsed_ms(ctx->ev[1], ctx->ev[2]);
+    info->ms_sort = cuda_elapsed_ms(ctx->ev[2], ctx->ev[3]);
+    info->ms_accumulate = cuda_elapsed_ms(ctx->ev[3], ctx->ev[4]);
+    info->ms_reduce = cuda_elapsed_ms(ctx->ev[4], ctx->ev[5]);
+    info->ms_total = cuda_elapsed_ms(ctx->ev[0], ctx->ev[5]);
+    *windows_out = W;
+    *window_bits_out = c;
+    return G16_OK;
+}
+
+} // namespace
+
+extern "C" g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,
+                                          unsigned *window_bits, cuda_msm_info *info,
+                                          const void *bases_dev, const void *scalars_dev,
+                                          size_t n, bool montgomery)
+{
+    return msm_windows<fp_d>(ctx, out, windows, window_bits, info, bases_dev, scalars_dev, n,
+                             montgomery);
+}
+
+extern "C" g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
+                                          unsigned *window_bits, cuda_msm_info *info,
+                                          const void *bases_dev, const void *scalars_dev,
+                                          size_t n, bool montgomery)
+{
+    return msm_windows<fp2_d>(ctx, out, windows, window_bits, info, bases_dev, scalars_dev, n,
+                              montgomery);
+}

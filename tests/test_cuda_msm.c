@@ -1,0 +1,221 @@
+/* The CUDA backend's MSMs and whole partitions against the CPU, for equality (skipped,
+ * exit 77, without a GPU or in a build without CUDA).
+ *
+ * MSM cases: sizes 0, 1, 2, 3, odd, powers of two and 2^k + 1 up to 2^21 (every window
+ * width the GPU picks below 2^24 runs; bench_gpu_msm checks 2^24..2^27 by linearity);
+ * scalar mixes dense random, all zero, all one, 55% zero / 30% one / 15% random, r - 1
+ * and small values, given canonical or in Montgomery form; bases random, with
+ * infinities, with P, -P pairs and with repeats. Partitions: the committed snarkjs
+ * fixtures proved by both backends with the same r, s give the same proof, and it
+ * verifies. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifdef G16_HAVE_CUDA
+#include "backend/backend.h"
+#include "groth16/prove.h"
+#include "io/zkey.h"
+#include "msm/msm.h"
+
+static backend *gpu;
+
+enum { POOL = 4096 };
+static g1_affine_t pool1[POOL];
+static g2_affine_t pool2[POOL];
+
+static void make_pools(void)
+{
+    g1_jac_t g1, t1;
+    g2_jac_t g2, t2;
+    g1_generator(&g1);
+    g2_generator(&g2);
+    for (size_t i = 0; i < POOL; i++) {
+        fr_t k;
+        test_random_fr(&k);
+        g1_mul_vartime(&t1, &g1, &k);
+        g1_to_affine(&pool1[i], &t1);
+        g2_mul_vartime(&t2, &g2, &k);
+        g2_to_affine(&pool2[i], &t2);
+    }
+}
+
+/* Scalar mixes. */
+enum { MIX_RANDOM, MIX_ZERO, MIX_ONE, MIX_FILECOIN, MIX_EDGES, MIX_COUNT };
+static const char *mix_names[] = {"random", "zero", "one", "55/30/15", "edges"};
+
+static void make_scalars(fr_t *k, size_t n, int mix)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = test_rand64() % 100;
+        switch (mix) {
+        case MIX_ZERO: fr_zero(&k[i]); break;
+        case MIX_ONE: fr_one(&k[i]); break;
+        case MIX_FILECOIN:
+            if (u < 55)
+                fr_zero(&k[i]);
+            else if (u < 85)
+                fr_one(&k[i]);
+            else
+                test_random_fr(&k[i]);
+            break;
+        case MIX_EDGES:
+            if (u < 30) {
+                fr_one(&k[i]);
+                fr_neg(&k[i], &k[i]); /* r - 1 */
+            } else if (u < 60)
+                fr_from_u64(&k[i], u * 977 + 2);
+            else
+                test_random_fr(&k[i]);
+            break;
+        default: test_random_fr(&k[i]); break;
+        }
+    }
+}
+
+/* Base kinds: 0 random, 1 ~10% infinity, 2 pairs P, -P, 3 three points repeated. */
+#define MAKE_BASES(G, pool, b, n, kind)                                                  \
+    do {                                                                                 \
+        size_t start_ = test_rand64() % POOL;                                            \
+        for (size_t i = 0; i < (n); i++) {                                               \
+            uint64_t u = test_rand64() % 100;                                            \
+            (b)[i] = pool[(start_ + i) % POOL];                                          \
+            if ((kind) == 1 && u < 10)                                                   \
+                G##_affine_set_infinity(&(b)[i]);                                        \
+            else if ((kind) == 2 && (i & 1))                                             \
+                G##_affine_neg(&(b)[i], &(b)[i - 1]);                                    \
+            else if ((kind) == 3)                                                        \
+                (b)[i] = pool[u % 3];                                                    \
+        }                                                                                \
+    } while (0)
+
+static void check_case(size_t n, int mix, int kind, bool montgomery, bool g2_too)
+{
+    fr_t *k = malloc((n ? n : 1) * sizeof *k);
+    uint8_t *kb = malloc((n ? n : 1) * 32);
+    g1_affine_t *b1 = malloc((n ? n : 1) * sizeof *b1);
+    make_scalars(k, n, mix);
+    for (size_t i = 0; i < n; i++)
+        fr_to_bytes_le(kb + 32 * i, &k[i]);
+    MAKE_BASES(g1, pool1, b1, n, kind);
+    const void *scalars = montgomery ? (const void *)k : (const void *)kb;
+
+    g1_jac_t want, got;
+    CHECK(msm_g1(&want, (const uint8_t *)b1, kb, n) == G16_OK);
+    g16_status st = gpu->msm_g1(gpu, &got, (const uint8_t *)b1, scalars, n, montgomery);
+    if (!CHECK(st == G16_OK))
+        printf("  G1 n=%zu: %s\n", n, g16_last_error());
+    else if (!CHECK(g1_equal(&got, &want)))
+        printf("  G1 n=%zu mix %s bases %d montgomery %d differs\n", n, mix_names[mix], kind,
+               montgomery);
+    if (g2_too) {
+        g2_affine_t *b2 = malloc((n ? n : 1) * sizeof *b2);
+        MAKE_BASES(g2, pool2, b2, n, kind);
+        g2_jac_t want2, got2;
+        CHECK(msm_g2(&want2, (const uint8_t *)b2, kb, n) == G16_OK);
+        st = gpu->msm_g2(gpu, &got2, (const uint8_t *)b2, scalars, n, montgomery);
+        if (!CHECK(st == G16_OK))
+            printf("  G2 n=%zu: %s\n", n, g16_last_error());
+        else if (!CHECK(g2_equal(&got2, &want2)))
+            printf("  G2 n=%zu mix %s bases %d montgomery %d differs\n", n, mix_names[mix],
+                   kind, montgomery);
+        free(b2);
+    }
+    free(k);
+    free(kb);
+    free(b1);
+}
+
+static void check_msms(void)
+{
+    const size_t sizes[] = {0, 1, 2, 3, 5, 31, 100, 1000, 4097, 1 << 14, (1 << 16) + 1};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int mix = 0; mix < MIX_COUNT; mix++)
+            for (int kind = 0; kind < 4; kind++)
+                check_case(sizes[s], mix, kind, (mix + kind) & 1, sizes[s] <= 4097);
+    /* Window widths of larger inputs (c = 13 up to 2^20 others, 15 above). */
+    check_case((1 << 20) + 3, MIX_RANDOM, 0, false, false);
+    check_case(1 << 21, MIX_FILECOIN, 1, true, false);
+    check_case(1 << 19, MIX_RANDOM, 0, true, true);
+    /* A scalar >= r is refused with its index. */
+    uint8_t bad[3 * 32];
+    memset(bad, 0, sizeof bad);
+    memset(bad + 32, 0xff, 32);
+    g1_jac_t r;
+    CHECK(gpu->msm_g1(gpu, &r, (const uint8_t *)pool1, bad, 3, false) == G16_ERR_BAD_ENCODING);
+}
+
+/* A snarkjs fixture proved by the CPU and by the GPU with the same r, s. */
+static void check_partition(const char *name)
+{
+    char zpath[4096], wpath[4096];
+    snprintf(zpath, sizeof zpath, "%s/tests/fixtures/%s/circuit.zkey", getenv("G16_SOURCE_DIR"), name);
+    snprintf(wpath, sizeof wpath, "%s/tests/fixtures/%s/witness.wtns", getenv("G16_SOURCE_DIR"), name);
+    zkey_t key;
+    wtns_t wit;
+    if (!CHECK(zkey_open(&key, zpath) == G16_OK))
+        return;
+    if (!CHECK(wtns_open(&wit, wpath) == G16_OK)) {
+        zkey_close(&key);
+        return;
+    }
+    fr_t r, s;
+    test_random_fr(&r);
+    test_random_fr(&s);
+    groth16_prove_options cpu_opts = {.fixed_r = &r, .fixed_s = &s}, gpu_opts = cpu_opts;
+    backend_prove_options(gpu, &gpu_opts);
+    groth16_proof p_cpu, p_gpu;
+    fr_t *in_cpu = NULL, *in_gpu = NULL;
+    groth16_prove_stats stats;
+    CHECK(groth16_prove_zkey(&p_cpu, &in_cpu, NULL, &key, &wit, &cpu_opts) == G16_OK);
+    g16_status st = groth16_prove_zkey(&p_gpu, &in_gpu, &stats, &key, &wit, &gpu_opts);
+    if (!CHECK(st == G16_OK))
+        printf("  %s: %s\n", name, g16_last_error());
+    else {
+        if (!CHECK(memcmp(&p_cpu, &p_gpu, sizeof p_cpu) == 0))
+            printf("  %s: GPU proof differs from the CPU's\n", name);
+        groth16_vk vk;
+        if (CHECK(groth16_vk_from_zkey(&vk, &key) == G16_OK)) {
+            CHECK(groth16_verify(&vk, in_gpu, vk.n_public, &p_gpu) == G16_OK);
+            groth16_vk_free(&vk);
+        }
+        printf("  %s: domain %zu, GPU partition: upload %.1f ms, H %.1f ms, G1 MSMs %.1f ms, "
+               "G2 MSM %.1f ms\n", name, (size_t)key.domain_size, stats.ms_upload, stats.ms_h,
+               stats.ms_msm_g1, stats.ms_msm_g2);
+    }
+    free(in_cpu);
+    free(in_gpu);
+    wtns_close(&wit);
+    zkey_close(&key);
+}
+
+int main(void)
+{
+    test_init("test_cuda_msm");
+    if (!getenv("G16_SOURCE_DIR"))
+        test_skip("G16_SOURCE_DIR not set: run through ctest");
+    g16_status st = backend_open(&gpu, "cuda");
+    if (st == G16_ERR_UNSUPPORTED)
+        test_skip(g16_last_error());
+    if (!CHECK(st == G16_OK))
+        return test_finish();
+    printf("backend: %s\n", gpu->description);
+    make_pools();
+    check_msms();
+    const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};
+    for (size_t i = 0; i < 4; i++)
+        check_partition(fixtures[i]);
+    backend_close(gpu);
+    return test_finish();
+}
+
+#else
+
+int main(void)
+{
+    test_init("test_cuda_msm");
+    test_skip("this build has no CUDA backend");
+}
+
+#endif
