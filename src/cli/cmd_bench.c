@@ -1,5 +1,6 @@
 /* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
  *           [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]
+ *           [--trace FILE] [--timeline]
  * A job of P partitions of a native circuit on the CPU: setup once (development setup,
  * in memory), then for each partition synthesize its witness (seed = partition index),
  * prove, verify; per-stage times, constraints per second, proofs per hour and peak
@@ -9,7 +10,9 @@
  * --key caches the key in a native key file (io/native_key.h): an existing FILE made for
  * the same circuit, N and K is mapped (and read in) and the setup skipped; a missing FILE is written
  * after the setup; a FILE made for other parameters (or unreadable) is an error, exit 2,
- * and is never overwritten. */
+ * and is never overwritten.
+ * --trace FILE records the partitions' timeline (trace/trace_session.h) for `g16 trace`;
+ * --timeline prints it on stderr as TIMELINE and TIMING lines. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include "io/proof_bin.h"
 #include "io/snarkjs_json.h"
 #include "io/native_key.h"
+#include "trace/trace_session.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -73,7 +77,8 @@ static void read_in(const uint8_t *p, uint64_t n)
 static int usage(void)
 {
     fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
-                    "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n");
+                    "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only] "
+                    "[--trace FILE] [--timeline]\n");
     return 2;
 }
 
@@ -168,8 +173,9 @@ out:
 int cmd_bench(int argc, char **argv)
 {
     const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL, *out_dir = NULL;
+    const char *trace_path = NULL;
     size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
-    bool synth_only = false;
+    bool synth_only = false, timeline = false;
     for (int i = 0; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--circuit") && v)
@@ -190,6 +196,10 @@ int cmd_bench(int argc, char **argv)
             out_dir = argv[++i];
         else if (!strcmp(argv[i], "--synth-only"))
             synth_only = true;
+        else if (!strcmp(argv[i], "--trace") && v)
+            trace_path = argv[++i];
+        else if (!strcmp(argv[i], "--timeline"))
+            timeline = true;
         else
             return usage();
     }
@@ -214,6 +224,7 @@ int cmd_bench(int argc, char **argv)
     groth16_prover_key pk;
     fr_t *z = NULL, *a = NULL, *b = NULL, *c = NULL;
     FILE *proofs = NULL;
+    trace_session *trace = NULL;
     g16_status st;
 
     synthetic_params params = {.n_constraints = n_constraints, .n_public = n_public, .seed = 0};
@@ -309,6 +320,9 @@ int cmd_bench(int argc, char **argv)
             goto fail;
     }
 
+    if ((st = trace_session_start(&trace, trace_path, timeline ? stderr : NULL, "bench", argc,
+                                  argv)))
+        goto fail;
     double sum_synth = 0, sum_h = 0, sum_g1 = 0, sum_g2 = 0, sum_verify = 0, sum_total = 0;
     printf("  %-9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "H ms",
            "G1 MSM", "G2 MSM", "verify", "total ms", "witness 0/1/other");
@@ -316,8 +330,11 @@ int cmd_bench(int argc, char **argv)
         double tp = clock_ms();
         progress("partition %zu/%zu: synthesizing", p + 1, partitions);
         params.seed = p;
+        trace_context_set(0, (int32_t)p);
+        uint64_t trace_t = trace_begin();
         if ((st = synthesize(&params, n_public, z, nv, a, b, c, domain, m)))
             goto fail;
+        trace_end(trace_t, TRACE_SYNTH, "synthetic");
         double ms_synth = clock_ms() - tp;
         progress("partition %zu/%zu: proving", p + 1, partitions);
         groth16_prove_stats stats = {0};
@@ -325,7 +342,9 @@ int cmd_bench(int argc, char **argv)
         if ((st = groth16_prove_evals(&proof, &stats, &pk, z, NULL, a, b, c, NULL)))
             goto fail;
         t = clock_ms();
+        trace_t = trace_begin();
         st = groth16_verify(&vk, z + 1, n_public, &proof);
+        trace_end(trace_t, TRACE_VERIFY, "");
         double ms_verify = clock_ms() - t;
         if (st) {
             fprintf(stderr, "\ng16 bench: partition %zu: %s\n", p, g16_last_error());
@@ -356,6 +375,7 @@ int cmd_bench(int argc, char **argv)
                stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2, ms_verify, ms_total,
                stats.scalars_zero, stats.scalars_one, stats.scalars_other);
         fflush(stdout);
+        trace_session_partition_done(trace, 0, (int32_t)p);
         sum_synth += ms_synth;
         sum_h += stats.ms_h;
         sum_g1 += stats.ms_msm_g1;
@@ -371,12 +391,19 @@ int cmd_bench(int argc, char **argv)
            m / (sum_synth / k) / 1e3, 3600e3 / (sum_total / k), sum_total / k / 1e3);
     printf("  wall %.1f s, peak RSS %.2f GiB%s%s\n", (clock_ms() - t0) / 1e3, peak_rss_gib(),
            proofs ? "; proofs (192-byte zcash encoding) in " : "", proofs ? proofs_path : "");
+    st = trace_session_finish(trace);
+    trace = NULL;
+    if (st)
+        goto fail;
+    if (trace_path)
+        printf("  timeline: %s (g16 trace report %s)\n", trace_path, trace_path);
     rc = 0;
     goto out;
 fail:
     progress_clear();
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
+    trace_session_finish(trace); /* after a failure: what was recorded is still written */
     if (proofs && fclose(proofs) != 0 && rc == 0) {
         perror(proofs_path);
         rc = 2;
