@@ -138,7 +138,9 @@ static thread_rec *thread_self(void)
     return t;
 }
 
-static void append(thread_rec *t, const trace_event *e)
+/* Writes the event straight into the thread's tail chunk, then publishes it. */
+static void record(thread_rec *t, trace_kind kind, int32_t job, int32_t partition,
+                   int device, uint64_t bytes, const char *name, uint64_t start, uint64_t end)
 {
     chunk *c = t->tail;
     size_t n = atomic_load_explicit(&c->count, memory_order_relaxed);
@@ -152,18 +154,18 @@ static void append(thread_rec *t, const trace_event *e)
         t->tail = c = fresh;
         n = 0;
     }
-    c->ev[n] = *e;
+    trace_event *e = &c->ev[n];
+    e->start_ns = start;
+    e->end_ns = end < start ? start : end;
+    e->bytes = bytes;
+    e->job = job;
+    e->partition = partition;
+    e->device = (int16_t)device;
+    e->kind = (uint8_t)kind;
+    e->reserved = 0;
+    e->thread = t->id;
+    copy_name(e->name, name);
     atomic_store_explicit(&c->count, n + 1, memory_order_release);
-}
-
-static void record(thread_rec *t, trace_kind kind, int32_t job, int32_t partition,
-                   int device, uint64_t bytes, const char *name, uint64_t start, uint64_t end)
-{
-    trace_event e = {.start_ns = start, .end_ns = end < start ? start : end, .bytes = bytes,
-                     .job = job, .partition = partition, .device = (int16_t)device,
-                     .kind = (uint8_t)kind, .thread = t->id};
-    copy_name(e.name, name);
-    append(t, &e);
 }
 
 void trace_end_record(uint64_t begin, trace_kind kind, int device, uint64_t bytes,
