@@ -612,6 +612,7 @@ static g16_status analyze_lanes(trace_analysis *a, const trace_event *ev, size_t
         free(devs);
         return status_fail(G16_ERR_OUT_OF_MEMORY, "trace analysis");
     }
+    a->parts[0].stage_ms = stage_ms; /* the block's owner, even with no partition */
     for (size_t i = 0; i < nw; i++)
         a->parts[i].stage_ms = stage_ms + i * a->n_stages;
     a->n_devices = nd;
@@ -673,7 +674,8 @@ g16_status trace_analyze(trace_analysis *a, const trace_event *events, size_t n)
     trace_event *ev = malloc((n ? n : 1) * sizeof *ev);
     if (!ev)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "trace analysis of %zu events", n);
-    memcpy(ev, events, n * sizeof *ev);
+    if (n)
+        memcpy(ev, events, n * sizeof *ev);
     trace_events sorted = {ev, n, n};
     trace_events_sort(&sorted);
     window *w = NULL;
