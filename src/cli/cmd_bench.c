@@ -211,6 +211,10 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "g16 bench: --partitions must be 1..100000\n");
         return 2;
     }
+    if (synth_only && (trace_path || timeline)) {
+        fprintf(stderr, "g16 bench: --trace and --timeline record proving runs, not --synth-only\n");
+        return 2;
+    }
     if (synth_only)
         return bench_synthesis_only(n_constraints, n_public, partitions);
     g_tty = isatty(2);
@@ -232,6 +236,9 @@ int cmd_bench(int argc, char **argv)
     size_t m, nv, domain;
     double ms_setup = 0;
     bool loaded = false;
+    if ((st = trace_session_start(&trace, trace_path, timeline ? stderr : NULL, "bench", argc,
+                                  argv)))
+        goto fail; /* before the setup: a bad --trace path fails at once */
     if (key_path && access(key_path, F_OK) == 0) {
         /* A cached key: mapped, its points used in place; the setup is skipped. */
         t = clock_ms();
@@ -320,9 +327,6 @@ int cmd_bench(int argc, char **argv)
             goto fail;
     }
 
-    if ((st = trace_session_start(&trace, trace_path, timeline ? stderr : NULL, "bench", argc,
-                                  argv)))
-        goto fail;
     double sum_synth = 0, sum_h = 0, sum_g1 = 0, sum_g2 = 0, sum_verify = 0, sum_total = 0;
     printf("  %-9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "H ms",
            "G1 MSM", "G2 MSM", "verify", "total ms", "witness 0/1/other");
