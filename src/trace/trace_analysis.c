@@ -479,13 +479,19 @@ static g16_status path_stages(trace_critical_path *p)
     return G16_OK;
 }
 
-/* Whether a container event (GPU, PROVE) holds another event of its job. */
-static bool holds_other(const trace_event *c, const trace_event *ev, size_t n)
+/* Whether the container event ev[i] (GPU, PROVE) holds another event of its job. ev is
+ * sorted by start, so only events from the first that starts with it up to the last that
+ * starts before its end can be inside. */
+static bool holds_other(const trace_event *ev, size_t n, size_t i)
 {
-    for (size_t i = 0; i < n; i++) {
-        const trace_event *e = &ev[i];
-        if (e != c && e->job == c->job && e->kind != TRACE_GPU && e->kind != TRACE_PROVE &&
-            e->start_ns >= c->start_ns && e->end_ns <= c->end_ns)
+    const trace_event *c = &ev[i];
+    size_t k = i;
+    while (k > 0 && ev[k - 1].start_ns == c->start_ns)
+        k--;
+    for (; k < n && ev[k].start_ns < c->end_ns; k++) {
+        const trace_event *e = &ev[k];
+        if (k != i && e->job == c->job && e->kind != TRACE_GPU && e->kind != TRACE_PROVE &&
+            e->end_ns <= c->end_ns)
             return true;
     }
     return false;
@@ -502,7 +508,7 @@ static g16_status critical_path(trace_critical_path *p, int32_t job, const trace
         const trace_event *e = &ev[i];
         if (e->job != job)
             continue;
-        if ((e->kind == TRACE_GPU || e->kind == TRACE_PROVE) && holds_other(e, ev, n))
+        if ((e->kind == TRACE_GPU || e->kind == TRACE_PROVE) && holds_other(ev, n, i))
             continue;
         leaf[k++] = e;
     }

@@ -34,7 +34,7 @@ static const struct {
     const char *name, *colour;
 } STAGE_COLOURS[] = {
     {"NTT/H", "#edc948"},  {"MSM_A", "#b07aa1"}, {"MSM_B1", "#d4a6c8"},
-    {"MSM_B2", "#17becf"}, {"MSM_C", "#9d7660"}, {"MSM_H", "#f1a15a"},
+    {"MSM_B2", "#17becf"}, {"MSM_C", "#9d7660"}, {"MSM_H", "#bcbd22"},
     {"batch_add", "#a0cbe8"}, {"scalars", "#499894"},
 };
 
@@ -270,6 +270,8 @@ static double legend(const canvas *c, const trace_data *d, double y)
     n = legend_add(items, n, 64, "gap (window, no kernel)", GAP_COLOUR);
     for (size_t i = 0; i < d->events.n; i++) {
         char label[40];
+        if (d->events.ev[i].kind == TRACE_GPU)
+            continue; /* GPU sections are drawn as their gaps, under the kernels */
         label_of(label, sizeof label, &d->events.ev[i]);
         n = legend_add(items, n, 64, label, colour_of(&d->events.ev[i]));
     }
