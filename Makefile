@@ -38,16 +38,17 @@ demo: deps-build build
 	build/g16 prove $(DEMO)/circuit.zkey $(DEMO)/witness.wtns build/demo-proof.json build/demo-public.json
 	build/g16 verify $(DEMO)/verification_key.json build/demo-public.json build/demo-proof.json
 
-# G16_REQUIRE_NOBLE turns a missing reference implementation into a failure, not a skip.
+# G16_REQUIRE_NOBLE turns a missing reference implementation into a failure, not a skip;
+# G16_REQUIRE_CHROMIUM does the same for the browser that renders the timeline pictures.
 test: deps-test
 	$(MAKE) test-release test-san
 	$(MAKE) fuzz-smoke
 
 test-release: build
-	cd build && G16_REQUIRE_NOBLE=1 ctest --output-on-failure -j $(JOBS)
+	cd build && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 ctest --output-on-failure -j $(JOBS)
 
 test-san: build-san
-	cd build-san && G16_REQUIRE_NOBLE=1 ctest --output-on-failure -j $(JOBS)
+	cd build-san && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 ctest --output-on-failure -j $(JOBS)
 
 # The .zkey/.wtns/.r1cs readers under libFuzzer (clang, ASan + UBSan) in build-fuzz/:
 # FUZZ_SECONDS per target, starting from valid files written by test_io's writer. The

@@ -3,7 +3,8 @@
 # already there: Debian packages through apt-get, the differential-test references
 # (@noble/curves, ffjavascript) through npm with the committed lock files.
 #   tools/install-deps.sh build   compilers and CMake only (for `make demo`)
-#   tools/install-deps.sh test    also Node.js and the npm packages (for `make test`)
+#   tools/install-deps.sh test    also Node.js and the npm packages, Chromium and python3
+#                                 (for `make test`)
 set -euo pipefail
 mode=${1:-test}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +19,10 @@ pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
 if [ "$mode" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v npm >/dev/null || need+=(npm)
+  # The timeline pictures are rendered in headless Chromium and the screenshots checked
+  # with a python3 script (tests/trace/).
+  command -v chromium >/dev/null || need+=(chromium)
+  command -v python3 >/dev/null || need+=(python3)
   # make fuzz-smoke: clang with its libFuzzer and sanitizer runtimes; linking a one-line
   # fuzz target tells whether both are there.
   if ! command -v clang >/dev/null ||

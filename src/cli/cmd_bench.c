@@ -1,5 +1,6 @@
 /* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
  *           [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]
+ *           [--trace FILE] [--timeline]
  * A job of P partitions of a native circuit on the CPU: setup once (development setup,
  * in memory), then for each partition synthesize its witness (seed = partition index),
  * prove, verify; per-stage times, constraints per second, proofs per hour and peak
@@ -9,7 +10,9 @@
  * --key caches the key in a native key file (io/native_key.h): an existing FILE made for
  * the same circuit, N and K is mapped (and read in) and the setup skipped; a missing FILE is written
  * after the setup; a FILE made for other parameters (or unreadable) is an error, exit 2,
- * and is never overwritten. */
+ * and is never overwritten.
+ * --trace FILE records the partitions' timeline (trace/trace_session.h) for `g16 trace`;
+ * --timeline prints it on stderr as TIMELINE and TIMING lines. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 #include "io/proof_bin.h"
 #include "io/snarkjs_json.h"
 #include "io/native_key.h"
+#include "trace/trace_session.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -75,7 +79,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
                     "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
-                    "       [--backend cpu|cuda|auto]\n");
+                    "       [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n");
     return 2;
 }
 
@@ -170,8 +174,9 @@ out:
 int cmd_bench(int argc, char **argv)
 {
     const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL, *out_dir = NULL;
+    const char *trace_path = NULL;
     size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
-    bool synth_only = false;
+    bool synth_only = false, timeline = false;
     const char *backend_name = "auto";
     for (int i = 0; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -195,6 +200,10 @@ int cmd_bench(int argc, char **argv)
             synth_only = true;
         else if (!strcmp(argv[i], "--backend") && v)
             backend_name = argv[++i];
+        else if (!strcmp(argv[i], "--trace") && v)
+            trace_path = argv[++i];
+        else if (!strcmp(argv[i], "--timeline"))
+            timeline = true;
         else
             return usage();
     }
@@ -204,6 +213,10 @@ int cmd_bench(int argc, char **argv)
     }
     if (partitions < 1 || partitions > 100000) {
         fprintf(stderr, "g16 bench: --partitions must be 1..100000\n");
+        return 2;
+    }
+    if (synth_only && (trace_path || timeline)) {
+        fprintf(stderr, "g16 bench: --trace and --timeline record proving runs, not --synth-only\n");
         return 2;
     }
     if (synth_only)
@@ -220,6 +233,7 @@ int cmd_bench(int argc, char **argv)
     fr_t *z = NULL, *a = NULL, *b = NULL, *c = NULL;
     FILE *proofs = NULL;
     backend *be = NULL;
+    trace_session *trace = NULL;
     g16_status st;
 
     synthetic_params params = {.n_constraints = n_constraints, .n_public = n_public, .seed = 0};
@@ -227,6 +241,9 @@ int cmd_bench(int argc, char **argv)
     size_t m, nv, domain;
     double ms_setup = 0;
     bool loaded = false;
+    if ((st = trace_session_start(&trace, trace_path, timeline ? stderr : NULL, "bench", argc,
+                                  argv)))
+        goto fail; /* before the setup: a bad --trace path fails at once */
     if (key_path && access(key_path, F_OK) == 0) {
         /* A cached key: mapped, its points used in place; the setup is skipped. */
         t = clock_ms();
@@ -327,8 +344,11 @@ int cmd_bench(int argc, char **argv)
         double tp = clock_ms();
         progress("partition %zu/%zu: synthesizing", p + 1, partitions);
         params.seed = p;
+        trace_context_set(0, (int32_t)p);
+        uint64_t trace_t = trace_begin();
         if ((st = synthesize(&params, n_public, z, nv, a, b, c, domain, m)))
             goto fail;
+        trace_end(trace_t, TRACE_SYNTH, "synthetic");
         double ms_synth = clock_ms() - tp;
         progress("partition %zu/%zu: proving", p + 1, partitions);
         groth16_prove_stats stats = {0};
@@ -336,7 +356,9 @@ int cmd_bench(int argc, char **argv)
         if ((st = groth16_prove_evals(&proof, &stats, &pk, z, NULL, a, b, c, &prove_opts)))
             goto fail;
         t = clock_ms();
+        trace_t = trace_begin();
         st = groth16_verify(&vk, z + 1, n_public, &proof);
+        trace_end(trace_t, TRACE_VERIFY, "");
         double ms_verify = clock_ms() - t;
         if (st) {
             fprintf(stderr, "\ng16 bench: partition %zu: %s\n", p, g16_last_error());
@@ -367,6 +389,7 @@ int cmd_bench(int argc, char **argv)
                stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2, ms_verify, ms_total,
                stats.scalars_zero, stats.scalars_one, stats.scalars_other);
         fflush(stdout);
+        trace_session_partition_done(trace, 0, (int32_t)p);
         sum_synth += ms_synth;
         sum_h += stats.ms_h;
         sum_g1 += stats.ms_msm_g1;
@@ -382,12 +405,19 @@ int cmd_bench(int argc, char **argv)
            m / (sum_synth / k) / 1e3, 3600e3 / (sum_total / k), sum_total / k / 1e3);
     printf("  wall %.1f s, peak RSS %.2f GiB%s%s\n", (clock_ms() - t0) / 1e3, peak_rss_gib(),
            proofs ? "; proofs (192-byte zcash encoding) in " : "", proofs ? proofs_path : "");
+    st = trace_session_finish(trace);
+    trace = NULL;
+    if (st)
+        goto fail;
+    if (trace_path)
+        printf("  timeline: %s (g16 trace report %s)\n", trace_path, trace_path);
     rc = 0;
     goto out;
 fail:
     progress_clear();
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
+    trace_session_finish(trace); /* after a failure: what was recorded is still written */
     if (proofs && fclose(proofs) != 0 && rc == 0) {
         perror(proofs_path);
         rc = 2;

@@ -2,7 +2,8 @@
  * (rapidsnark's argument order; --zkey/--wtns/--proof/--public name them instead)
  * Proves on the CPU, checks the proof against the key's own verifying key (skip with
  * --no-verify), writes snarkjs JSON. Exit 0 proved, 1 the proof failed its check,
- * 2 bad arguments or input. */
+ * 2 bad arguments or input. --trace FILE and --timeline record the timeline (job 0,
+ * partition 0), as in g16 bench. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "backend/backend.h"
 #include "groth16/prove.h"
 #include "io/snarkjs_json.h"
+#include "trace/trace_session.h"
 #include "util/parallel.h"
 
 static int fail(const char *what)
@@ -23,8 +25,9 @@ int cmd_prove(int argc, char **argv)
 {
     const char *paths[4] = {NULL, NULL, NULL, NULL};
     static const char *flags[4] = {"--zkey", "--wtns", "--proof", "--public"};
-    bool verify = true, quiet = false;
+    bool verify = true, quiet = false, timeline = false;
     const char *backend_name = "auto";
+    const char *trace_path = NULL;
     int positional = 0;
     for (int i = 0; i < argc; i++) {
         int f = -1;
@@ -41,6 +44,10 @@ int cmd_prove(int argc, char **argv)
             parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
             backend_name = argv[++i];
+        else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+            trace_path = argv[++i];
+        else if (!strcmp(argv[i], "--timeline"))
+            timeline = true;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "g16 prove: unknown option %s\n", argv[i]);
             return 2;
@@ -58,7 +65,7 @@ int cmd_prove(int argc, char **argv)
         if (!paths[k]) {
             fprintf(stderr, "usage: g16 prove <circuit.zkey> <witness.wtns> <proof.json> "
                             "<public.json> [--no-verify] [--threads N] [--backend cpu|cuda|auto] "
-                            "[--quiet]\n");
+                            "[--quiet] [--trace FILE] [--timeline]\n");
             return 2;
         }
 
@@ -82,7 +89,15 @@ int cmd_prove(int argc, char **argv)
     fr_t *inputs = NULL;
     groth16_prove_stats stats;
     int rc = 0;
-    g16_status st = groth16_prove_zkey(&proof, &inputs, &stats, &key, &wtns, &opts);
+    trace_session *trace = NULL;
+    g16_status st = trace_session_start(&trace, trace_path, timeline ? stderr : NULL, "prove",
+                                        argc, argv);
+    if (st) {
+        rc = fail("");
+        goto out;
+    }
+    trace_context_set(0, 0);
+    st = groth16_prove_zkey(&proof, &inputs, &stats, &key, &wtns, &opts);
     if (st) {
         rc = fail("");
         goto out;
@@ -93,7 +108,9 @@ int cmd_prove(int argc, char **argv)
             rc = fail("reading the verifying key");
             goto out;
         }
+        uint64_t trace_t = trace_begin();
         st = groth16_verify(&vk, inputs, key.n_public, &proof);
+        trace_end(trace_t, TRACE_VERIFY, "");
         groth16_vk_free(&vk);
         if (st) {
             fprintf(stderr, "g16 prove: the proof does not verify against the key: %s\n",
@@ -116,7 +133,13 @@ int cmd_prove(int argc, char **argv)
                 stats.ms_witness, stats.ms_upload, stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2,
                 stats.scalars_zero, stats.scalars_one, stats.scalars_other,
                 verify ? "; proof verified" : "");
+    trace_session_partition_done(trace, 0, 0);
+    st = trace_session_finish(trace);
+    trace = NULL;
+    if (st)
+        rc = fail("writing the trace");
 out:
+    trace_session_finish(trace);
     free(inputs);
     wtns_close(&wtns);
     zkey_close(&key);

@@ -11,5 +11,6 @@ int cmd_verify(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const command COMMANDS[] = {
     {"verify", cmd_verify, "verify a Groth16 proof: verify <vk.json> <public.json> <proof.json>"},
     {"devices", cmd_devices, "list CUDA devices and probe the first one"},
     {"info", cmd_info, "show what a .zkey, .wtns or .r1cs file holds"},
+    {"trace", cmd_trace, "timeline of a --trace run: trace report|export|plot TRACE"},
 };
 
 static void usage(FILE *out)

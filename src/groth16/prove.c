@@ -7,6 +7,7 @@
 #include "groth16/h_poly.h"
 #include "groth16/secret.h"
 #include "msm/msm.h"
+#include "trace/trace.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -131,6 +132,16 @@ static void mul_body(void *p, size_t begin, size_t end, unsigned worker)
 
 /* --- the proof --------------------------------------------------------------------------- */
 
+/* One MSM as a stage of the timeline (a KERNEL on the CPU). */
+static g16_status msm_g1_stage(g1_jac_t *r, const uint8_t *bases, const msm_scalars *s,
+                               const char *stage)
+{
+    uint64_t t = trace_begin();
+    g16_status st = msm_g1_run(r, bases, s);
+    trace_end(t, TRACE_KERNEL, stage);
+    return st;
+}
+
 static void add_affine(g1_jac_t *acc, const g1_affine_t *p) { g1_add_mixed(acc, acc, p); }
 
 void groth16_prover_key_from_zkey(groth16_prover_key *pk, const zkey_t *key)
@@ -216,12 +227,18 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     msm_scalars *zs = NULL, *z_aux = NULL, *hs = NULL;
     g16_status st;
     double t;
+    uint64_t trace_prove = trace_begin(), trace_stage = trace_begin();
 
     if (opts && opts->partition) {
+        /* The backend records its own stages (H, uploads, each MSM) in the timeline. */
         groth16_msm_results res;
-        if ((st = opts->partition(opts->partition_ctx, &res, stats, pk, z, z_bytes, a, b, c)))
-            return st;
-        return groth16_assemble(proof, pk, &res, opts);
+        if (!(st = opts->partition(opts->partition_ctx, &res, stats, pk, z, z_bytes, a, b, c))) {
+            trace_stage = trace_begin();
+            st = groth16_assemble(proof, pk, &res, opts);
+            trace_end(trace_stage, TRACE_FINALIZE, "assemble");
+        }
+        trace_end(trace_prove, TRACE_PROVE, "");
+        return st;
     }
 
     /* 2. h, in place in a. */
@@ -229,11 +246,13 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     if ((st = h_poly_compute(a, a, b, c, pk->log2_domain, H_POLY_SNARKJS)))
         goto out;
     stats->ms_h += clock_ms() - t;
+    trace_end(trace_stage, TRACE_KERNEL, "NTT/H");
 
     /* 3. MSMs. The witness is classified once for A, B1 and B2. */
     t = clock_ms();
     g1_jac_t msm_a, msm_b1, msm_c, msm_h;
     g2_jac_t msm_b2;
+    trace_stage = trace_begin();
     if (z_bytes)
         st = msm_scalars_prepare(&zs, z_bytes, nv);
     else
@@ -247,22 +266,30 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     if (st || (st = msm_scalars_prepare_fr(&hs, a, n)))
         goto out;
     msm_scalars_counts(zs, &stats->scalars_zero, &stats->scalars_one, &stats->scalars_other);
-    if ((st = msm_g1_run(&msm_a, pk->a, zs)) || (st = msm_g1_run(&msm_b1, pk->b1, zs)) ||
-        (st = msm_g1_run(&msm_c, pk->c, z_aux)) || (st = msm_g1_run(&msm_h, pk->h, hs)))
+    trace_end(trace_stage, TRACE_KERNEL, "scalars");
+    if ((st = msm_g1_stage(&msm_a, pk->a, zs, "MSM_A")) ||
+        (st = msm_g1_stage(&msm_b1, pk->b1, zs, "MSM_B1")) ||
+        (st = msm_g1_stage(&msm_c, pk->c, z_aux, "MSM_C")) ||
+        (st = msm_g1_stage(&msm_h, pk->h, hs, "MSM_H")))
         goto out;
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
+    trace_stage = trace_begin();
     if ((st = msm_g2_run(&msm_b2, pk->b2, zs)))
         goto out;
     stats->ms_msm_g2 += clock_ms() - t;
+    trace_end(trace_stage, TRACE_KERNEL, "MSM_B2");
 
     /* 4. Blinding and assembly. */
+    trace_stage = trace_begin();
     groth16_msm_results res = {msm_a, msm_b1, msm_c, msm_h, msm_b2};
     st = groth16_assemble(proof, pk, &res, opts);
+    trace_end(trace_stage, TRACE_FINALIZE, "assemble");
 out:
     msm_scalars_free(zs);
     msm_scalars_free(z_aux);
     msm_scalars_free(hs);
+    trace_end(trace_prove, TRACE_PROVE, "");
     return st;
 }
 
@@ -293,11 +320,13 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
 
     /* 1. a, b from the coefficients (the public rows are coefficients too), c = a*b. */
     t = clock_ms();
+    uint64_t trace_synth = trace_begin();
     if ((st = compute_ab(a, b, key, witness->values)))
         goto out;
     mul_ctx mc = {a, b, c};
     parallel_for(n, 4096, mul_body, &mc);
     stats->ms_witness = clock_ms() - t;
+    trace_end(trace_synth, TRACE_SYNTH, "witness");
 
     groth16_prover_key pk;
     groth16_prover_key_from_zkey(&pk, key);

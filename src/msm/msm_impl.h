@@ -60,6 +60,7 @@
 
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
+#include "trace/trace.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -658,7 +659,10 @@ static void task_body(void *p, size_t begin, size_t end, unsigned worker)
     scratch_t *s = &x->scratch[worker];
     for (size_t t = begin; t < end; t++) {
         if (t >= x->window_tasks) {
+            /* On the timeline: batch addition, on whichever worker ran it. */
+            uint64_t trace_t = trace_begin();
             ones_task(&x->ones_sum[t - x->window_tasks], x, s, t - x->window_tasks);
+            trace_end(trace_t, TRACE_KERNEL, "batch_add");
             continue;
         }
         const msm_scalars *sc = x->s;
