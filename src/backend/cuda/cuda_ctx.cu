@@ -75,6 +75,8 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     if (!ctx)
         return;
     cudaSetDevice(ctx->device);
+    if (ctx->ntt_cache_free)
+        ctx->ntt_cache_free(ctx->ntt_cache);
     for (int i = 0; i < ctx->n_resident; i++)
         cudaFree(ctx->resident[i].dev);
     for (int i = 0; i < 8; i++)

@@ -26,6 +26,9 @@ struct cuda_ctx {
     size_t resident_bytes;
     /* Timing events, reused by every operation. */
     cudaEvent_t ev[8];
+    /* The NTT's per-size twiddle tables (cuda_ntt.cu), freed with the context. */
+    void *ntt_cache;
+    void (*ntt_cache_free)(void *);
 };
 
 /* cudaMalloc with a clear out-of-memory message naming the sizes. */

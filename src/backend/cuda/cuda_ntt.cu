@@ -1,0 +1,1049 @@
+/* NTTs over Fr and the H computation on the GPU: see cuda_ntt.h for the interface.
+ *
+ * Transforms are radix-2 Cooley-Tukey, in place, grouped into passes over device memory:
+ * - Decimation in frequency (DIF, Gentleman-Sande) takes natural order to bit-reversed
+ *   order, decimation in time (DIT) takes bit-reversed order to natural. H runs an
+ *   inverse DIF and a forward DIT on each of a, b, c with the coset factors s^j / n
+ *   applied to the bit-reversed coefficients between them: no permutation at all. Plain
+ *   natural-to-natural transforms are a DIF plus one tiled bit-reversal pass (16 x 16
+ *   tiles swapped through shared memory, each row a 512-byte run).
+ * - A pass handles k <= 10 consecutive index bits [lo, lo + k): it runs those k stages
+ *   on tiles of 2^11 elements (64 KiB of shared memory in 8 limb planes, so that a warp's
+ *   accesses fall in distinct banks), one tile per block of 256 threads. A tile is
+ *   2^(11 - k) groups of 2^k elements (a group: the elements that differ only in the
+ *   pass's bits), the groups chosen so that each global access is a run of 4 or more
+ *   elements (128 bytes or more). L index bits take ceil(L / 10) passes: 2^20 two,
+ *   2^27 and 2^28 three; every pass reads and writes each element once.
+ * - Twiddles: the stage of butterfly half-size 2^b multiplies by w^(e 2^(L-1-b)) with
+ *   e = i mod 2^b, read from one table tw[e] = w^e, 0 <= e <= n/2, per size, built on
+ *   the device once and cached in the context. The inverse uses the same table through
+ *   w^-e = -w^(n/2 - e), the sign folded into the butterfly. No twiddle products are
+ *   computed on the fly: a butterfly costs exactly one Montgomery product (none in the
+ *   stage b = 0, where every twiddle is 1).
+ * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
+ *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
+ *   two entries of small tables (2^14 entries each at most, built on the device per call),
+ *   so a factor costs two products per element. The last pass of H's third forward
+ *   transform also computes h = a b - c while c's values are in registers.
+ * Costs per transform of 2^L points: (L - 1) n / 2 products, P = ceil(L / 10) passes of
+ * 2 n 32 bytes, plus twiddle reads (the whole table once in the first pass, a
+ * 2^(L - k0)-entry slice, L2-resident, afterwards).
+ *
+ * Every kernel's body is a set of __host__ __device__ phase functions (what one thread
+ * does between two barriers). The kernels run them on the GPU; cuda_ntt_emulate and
+ * cuda_h_poly_emulate run the very same functions on the host, block by block and
+ * thread by thread, with any pass plan: that is how CI checks the index arithmetic of
+ * every pass shape against the CPU NTT without a GPU. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_ctx.cuh"
+#include "cuda_ntt.h"
+#include "field.cuh"
+
+extern "C" {
+#include "groth16/h_poly.h"
+}
+
+namespace {
+
+constexpr unsigned TILE_LOG = 11; /* elements per block tile (64 KiB of shared memory) */
+constexpr unsigned KMAX = 10;     /* radix-2 stages per pass at most */
+constexpr unsigned THREADS = 256; /* threads per block of a pass */
+constexpr unsigned BLOCKS_PER_SM = 3; /* 3 x 64 KiB of shared memory, <= 85 registers */
+constexpr unsigned POW_LOG = 14;  /* entries of each two-level power table, at most */
+constexpr unsigned BR_LOG = 4;    /* bit-reversal tiles of 2^4 x 2^4 elements */
+constexpr unsigned BR_PITCH = (1u << BR_LOG) + 1;
+constexpr unsigned BR_PLANE = BR_PITCH << BR_LOG; /* words per limb plane of a tile */
+
+/* --- memory helpers (host twins for the emulation) ------------------------------------ */
+
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ fr_d fr_from_words(uint4 x, uint4 y)
+{
+    fr_d r;
+    r.v[0] = x.x, r.v[1] = x.y, r.v[2] = x.z, r.v[3] = x.w;
+    r.v[4] = y.x, r.v[5] = y.y, r.v[6] = y.z, r.v[7] = y.w;
+    return r;
+}
+#endif
+
+/* Data that the kernel also writes: plain loads. */
+G16_HD fr_d ld_fr(const fr_d *p)
+{
+#ifdef __CUDA_ARCH__
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    return fr_from_words(q[0], q[1]);
+#else
+    return *p;
+#endif
+}
+
+/* Tables (read-only for the kernel's lifetime): the non-coherent cached path. */
+G16_HD fr_d ldg_fr(const fr_d *p)
+{
+#ifdef __CUDA_ARCH__
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    return fr_from_words(__ldg(q), __ldg(q + 1));
+#else
+    return *p;
+#endif
+}
+
+G16_HD void st_fr(fr_d *p, const fr_d &v)
+{
+#ifdef __CUDA_ARCH__
+    uint4 *q = reinterpret_cast<uint4 *>(p);
+    q[0] = make_uint4(v.v[0], v.v[1], v.v[2], v.v[3]);
+    q[1] = make_uint4(v.v[4], v.v[5], v.v[6], v.v[7]);
+#else
+    *p = v;
+#endif
+}
+
+/* Shared memory tiles: limb l of slot s at sm[l * count + s]. */
+G16_HD fr_d ld_sm(const uint32_t *sm, uint32_t count, uint32_t s)
+{
+    fr_d r;
+#pragma unroll
+    for (int l = 0; l < 8; l++)
+        r.v[l] = sm[l * count + s];
+    return r;
+}
+
+G16_HD void st_sm(uint32_t *sm, uint32_t count, uint32_t s, const fr_d &v)
+{
+#pragma unroll
+    for (int l = 0; l < 8; l++)
+        sm[l * count + s] = v.v[l];
+}
+
+/* The low `bits` bits of x reversed (bits <= 32). */
+G16_HD uint32_t bitrev(uint32_t x, unsigned bits)
+{
+    if (bits == 0)
+        return 0;
+#ifdef __CUDA_ARCH__
+    return __brev(x) >> (32 - bits);
+#else
+    uint32_t r = 0;
+    for (unsigned i = 0; i < bits; i++)
+        r |= ((x >> i) & 1u) << (bits - 1 - i);
+    return r;
+#endif
+}
+
+/* --- kernel bodies -------------------------------------------------------------------- */
+
+/* A factor c g^j applied to the element at a position (j = the position, or its bit
+ * reversal when the data are in bit-reversed order). mode 0: none; 1: times c (g = 1);
+ * 2: times lo[j mod 2^lo_bits] hi[j >> lo_bits] with lo[x] = c g^x, hi[y] = g^(y 2^lo_bits). */
+struct factor_desc {
+    int mode;
+    int rev;
+    unsigned lo_bits;
+    fr_d c;
+    const fr_d *lo, *hi;
+};
+
+G16_HD fr_d apply_factor(const factor_desc &f, const fr_d &v, uint32_t pos, unsigned L)
+{
+    if (f.mode == 1)
+        return v * f.c;
+    uint32_t j = f.rev ? bitrev(pos, L) : pos;
+    fr_d t = ldg_fr(f.lo + (j & ((1u << f.lo_bits) - 1))) * ldg_fr(f.hi + (j >> f.lo_bits));
+    return v * t;
+}
+
+/* One pass: the stages of index bits [lo, lo + k) of a transform of 2^L elements.
+ * Groups (elements differing only in bits [lo, lo + k)) are numbered q = outer 2^lo +
+ * inner; block B takes the 2^g groups q = B 2^g + c. Tile slots u are in address order:
+ * u = (co, m, ci) with ci the low ilo = min(lo, g) bits of c, m the k pass bits, co the
+ * rest of c; so consecutive threads touch consecutive addresses when loading and storing. */
+struct ntt_pass {
+    fr_d *x;
+    const fr_d *tw; /* tw[e] = w^e, 0 <= e <= n/2 */
+    unsigned L, lo, k, g, ilo;
+    factor_desc pre;  /* applied to the loads (first pass) */
+    factor_desc post; /* applied to the stores (last pass) */
+    /* Last pass of H: also h = fa * fb - x at every position (x is stored too). */
+    const fr_d *fa, *fb;
+    fr_d *fh;
+};
+
+G16_HD uint32_t tile_pos(const ntt_pass &p, uint32_t q0, uint32_t u)
+{
+    uint32_t ci = u & ((1u << p.ilo) - 1);
+    uint32_t m = (u >> p.ilo) & ((1u << p.k) - 1);
+    uint32_t co = u >> (p.ilo + p.k);
+    uint32_t q = q0 | (co << p.ilo) | ci;
+    uint32_t outer = q >> p.lo, inner = q & ((1u << p.lo) - 1);
+    return (outer << (p.lo + p.k)) | (m << p.lo) | inner;
+}
+
+/* Phase 1: slot u of the tile from memory (times the pre factor). */
+G16_HD void pass_load(const ntt_pass &p, uint32_t *sm, uint32_t q0, uint32_t u)
+{
+    const uint32_t count = 1u << (p.k + p.g);
+    uint32_t pos = tile_pos(p, q0, u);
+    fr_d v = ld_fr(p.x + pos);
+    if (p.pre.mode)
+        v = apply_factor(p.pre, v, pos, p.L);
+    st_sm(sm, count, u, v);
+}
+
+/* Phase 2 (one per stage st < k): butterfly j < count / 2. DIF butterflies: (a, b) ->
+ * (a + b, (a - b) w); DIT: (a, b) -> (a + b w, a - b w), w = w_2h^(i mod h) for the
+ * half-size h = 2^b. INV uses w^-1 = the table read backwards with a sign:
+ * w^-e = -tw[n/2 - e]. */
+template <bool DIT, bool INV>
+G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st, uint32_t j)
+{
+    const uint32_t count = 1u << (p.k + p.g);
+    const unsigned d = DIT ? st : p.k - 1 - st; /* the pass bit of this stage */
+    const unsigned sb = d + p.ilo;              /* its bit in the slot number */
+    const unsigned b = p.lo + d;                /* its bit in the index */
+    uint32_t s0 = ((j >> sb) << (sb + 1)) | (j & ((1u << sb) - 1));
+    uint32_t s1 = s0 | (1u << sb);
+    fr_d x0 = ld_sm(sm, count, s0), x1 = ld_sm(sm, count, s1);
+    fr_d y0, y1;
+    if (b == 0) {
+        /* Every twiddle is 1 (w^0, and -tw[n/2] = 1 for the inverse). */
+        y0 = x0 + x1;
+        y1 = x0 - x1;
+    } else {
+        /* i mod 2^b: the pass bits below d, above the inner bits of the group. */
+        uint32_t m = (s0 >> p.ilo) & ((1u << p.k) - 1);
+        uint32_t c = ((s0 >> (p.ilo + p.k)) << p.ilo) | (s0 & ((1u << p.ilo) - 1));
+        uint32_t inner = (q0 | c) & ((1u << p.lo) - 1);
+        uint32_t e = (((m & ((1u << d) - 1)) << p.lo) | inner) << (p.L - 1 - b);
+        fr_d w = ldg_fr(p.tw + (INV ? (1u << (p.L - 1)) - e : e));
+        if (DIT) {
+            fr_d t = x1 * w;
+            y0 = INV ? x0 - t : x0 + t;
+            y1 = INV ? x0 + t : x0 - t;
+        } else {
+            y0 = x0 + x1;
+            y1 = (INV ? x1 - x0 : x0 - x1) * w;
+        }
+    }
+    st_sm(sm, count, s0, y0);
+    st_sm(sm, count, s1, y1);
+}
+
+/* Phase 3: slot u back to memory (times the post factor; and h = a b - x for H). */
+G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint32_t u)
+{
+    const uint32_t count = 1u << (p.k + p.g);
+    uint32_t pos = tile_pos(p, q0, u);
+    fr_d v = ld_sm(sm, count, u);
+    if (p.post.mode)
+        v = apply_factor(p.post, v, pos, p.L);
+    if (p.fh) {
+        /* Read a and b before either store: h may be a, b or x itself. */
+        fr_d ab = ld_fr(p.fa + pos) * ld_fr(p.fb + pos);
+        st_fr(p.x + pos, v);
+        st_fr(p.fh + pos, ab - v);
+    } else {
+        st_fr(p.x + pos, v);
+    }
+}
+
+template <bool DIT, bool INV>
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
+{
+    extern __shared__ uint32_t sm[];
+    const uint32_t count = 1u << (p.k + p.g);
+    const uint32_t q0 = blockIdx.x << p.g;
+    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
+        pass_load(p, sm, q0, u);
+    __syncthreads();
+    for (unsigned st = 0; st < p.k; st++) {
+        for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
+            pass_stage<DIT, INV>(p, sm, q0, st, j);
+        __syncthreads();
+    }
+    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
+        pass_store(p, sm, q0, u);
+}
+
+/* x[i] <-> x[bitrev(i)] for L >= 2 BR_LOG: index = (h: top BR_LOG bits, mid, l: low
+ * BR_LOG bits); block `mid` (when mid <= rev(mid)) swaps its 16 x 16 tile with the tile
+ * of rev(mid), transposed and bit-reversed through shared memory (ta, tb: 8 limb planes
+ * of BR_PLANE words, rows padded to BR_PITCH against bank conflicts). Thread t handles
+ * (h, l) = (t >> BR_LOG, t mod 2^BR_LOG). */
+G16_HD bool bitrev_tile_active(uint32_t mid, unsigned L)
+{
+    return mid <= bitrev(mid, L - 2 * BR_LOG);
+}
+
+G16_HD void bitrev_tile_load(fr_d *x, unsigned L, uint32_t mid, uint32_t t, uint32_t *ta,
+                             uint32_t *tb)
+{
+    const uint32_t rmid = bitrev(mid, L - 2 * BR_LOG);
+    const uint32_t h = t >> BR_LOG, l = t & ((1u << BR_LOG) - 1);
+    const uint32_t pa = (h << (L - BR_LOG)) | (mid << BR_LOG) | l;
+    const uint32_t pb = (h << (L - BR_LOG)) | (rmid << BR_LOG) | l;
+    fr_d v = ld_fr(x + pa);
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        ta[i * BR_PLANE + h * BR_PITCH + l] = v.v[i];
+    if (mid != rmid) {
+        v = ld_fr(x + pb);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            tb[i * BR_PLANE + h * BR_PITCH + l] = v.v[i];
+    }
+}
+
+/* new x[(h, mid, l)] = old x[(rev l, rev mid, rev h)], and the same for rev(mid). */
+G16_HD void bitrev_tile_store(fr_d *x, unsigned L, uint32_t mid, uint32_t t,
+                              const uint32_t *ta, const uint32_t *tb)
+{
+    const uint32_t rmid = bitrev(mid, L - 2 * BR_LOG);
+    const uint32_t h = t >> BR_LOG, l = t & ((1u << BR_LOG) - 1);
+    const uint32_t pa = (h << (L - BR_LOG)) | (mid << BR_LOG) | l;
+    const uint32_t pb = (h << (L - BR_LOG)) | (rmid << BR_LOG) | l;
+    const uint32_t s = bitrev(l, BR_LOG) * BR_PITCH + bitrev(h, BR_LOG);
+    fr_d r;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        r.v[i] = ta[i * BR_PLANE + s];
+    if (mid == rmid) {
+        st_fr(x + pa, r);
+        return;
+    }
+    st_fr(x + pb, r);
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        r.v[i] = tb[i * BR_PLANE + s];
+    st_fr(x + pa, r);
+}
+
+__global__ void __launch_bounds__(1u << (2 * BR_LOG)) k_bitrev_tiles(fr_d *x, unsigned L)
+{
+    __shared__ uint32_t ta[8 * BR_PLANE], tb[8 * BR_PLANE];
+    if (!bitrev_tile_active(blockIdx.x, L))
+        return;
+    bitrev_tile_load(x, L, blockIdx.x, threadIdx.x, ta, tb);
+    __syncthreads();
+    bitrev_tile_store(x, L, blockIdx.x, threadIdx.x, ta, tb);
+}
+
+/* The same for L < 2 BR_LOG (n <= 128): one thread per index. */
+G16_HD void bitrev_small(fr_d *x, unsigned L, uint32_t i)
+{
+    uint32_t r = bitrev(i, L);
+    if (i < r) {
+        fr_d a = ld_fr(x + i), b = ld_fr(x + r);
+        st_fr(x + i, b);
+        st_fr(x + r, a);
+    }
+}
+
+__global__ void k_bitrev_small(fr_d *x, unsigned L)
+{
+    if (threadIdx.x < (1u << L))
+        bitrev_small(x, L, threadIdx.x);
+}
+
+/* out[x] = c base^x (square and multiply: at most 2 POW_LOG products). */
+G16_HD void pow_entry(fr_d *out, uint32_t x, const fr_d &c, const fr_d &base)
+{
+    fr_d r = c, b = base;
+    for (uint32_t e = x; e; e >>= 1) {
+        if (e & 1)
+            r = r * b;
+        b = sqr(b);
+    }
+    st_fr(out + x, r);
+}
+
+__global__ void k_pow_table(fr_d *out, uint32_t count, fr_d c, fr_d base)
+{
+    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x < count)
+        pow_entry(out, x, c, base);
+}
+
+/* tw[e] = lo[e mod 2^bits] hi[e >> bits]. */
+G16_HD void twiddle_entry(fr_d *tw, uint32_t e, const fr_d *lo, const fr_d *hi, unsigned bits)
+{
+    st_fr(tw + e, ldg_fr(lo + (e & ((1u << bits) - 1))) * ldg_fr(hi + (e >> bits)));
+}
+
+__global__ void k_twiddles(fr_d *tw, uint32_t count, const fr_d *lo, const fr_d *hi,
+                           unsigned bits)
+{
+    uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < count)
+        twiddle_entry(tw, e, lo, hi, bits);
+}
+
+/* --- execution: on a device, or emulated on the host ---------------------------------- */
+
+/* Twiddle tables per size, and scratch for the power tables (two halves of 2^POW_LOG
+ * entries), reused by every call: the stream orders its uses. On a device the cache lives
+ * in the context; an emulation has its own, in host memory. */
+struct ntt_cache {
+    bool host;
+    fr_d *tw[CUDA_NTT_MAX_LOG2N + 1];
+    fr_d *scratch;
+};
+
+void cache_release_buffer(const ntt_cache *c, void *p)
+{
+    if (!p)
+        return;
+    if (c->host)
+        free(p);
+    else
+        cudaFree(p);
+}
+
+void ntt_cache_release(void *p)
+{
+    ntt_cache *c = (ntt_cache *)p;
+    if (!c)
+        return;
+    for (unsigned i = 0; i <= CUDA_NTT_MAX_LOG2N; i++)
+        cache_release_buffer(c, c->tw[i]);
+    cache_release_buffer(c, c->scratch);
+    free(c);
+}
+
+/* Where the kernels run: ctx set = on its device and stream; ctx NULL = on the host. */
+struct exec {
+    cuda_ctx *ctx;
+    ntt_cache *cache;
+    unsigned kmax, tile_log; /* the pass plan */
+    unsigned launches;
+};
+
+g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
+{
+    if (x.ctx)
+        return cuda_alloc_bytes(x.ctx, p, bytes, what);
+    *p = malloc(bytes);
+    if (!*p)
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated NTT: no host memory for %s", what);
+    return G16_OK;
+}
+
+g16_status exec_cache_init(exec &x, ntt_cache **slot)
+{
+    if (!*slot) {
+        ntt_cache *c = (ntt_cache *)calloc(1, sizeof *c);
+        if (!c)
+            return status_fail(G16_ERR_OUT_OF_MEMORY, "cuda ntt: no host memory");
+        c->host = x.ctx == nullptr;
+        g16_status st = exec_alloc(x, (void **)&c->scratch, sizeof(fr_d) << (POW_LOG + 1),
+                                   "NTT power tables");
+        if (st != G16_OK) {
+            free(c);
+            return st;
+        }
+        *slot = c;
+    }
+    x.cache = *slot;
+    return G16_OK;
+}
+
+g16_status exec_check(const exec &x)
+{
+    if (x.ctx)
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    return G16_OK;
+}
+
+unsigned blocks_for(size_t n, unsigned threads)
+{
+    return (unsigned)((n + threads - 1) / threads);
+}
+
+fr_d to_dev(const fr_t &x)
+{
+    fr_d r;
+    static_assert(sizeof r == sizeof x, "fr_t and fr_d have the same bytes");
+    memcpy(&r, &x, sizeof r);
+    return r;
+}
+
+g16_status run_pow_table(exec &x, fr_d *out, uint32_t count, const fr_t &c, const fr_t &base)
+{
+    fr_d cd = to_dev(c), bd = to_dev(base);
+    if (x.ctx)
+        k_pow_table<<<blocks_for(count, 128), 128, 0, x.ctx->stream>>>(out, count, cd, bd);
+    else
+        for (uint32_t i = 0; i < count; i++)
+            pow_entry(out, i, cd, bd);
+    x.launches++;
+    return exec_check(x);
+}
+
+/* The twiddle table for 2^L (L >= 1), built on first use. When a device allocation fails,
+ * the other sizes' tables are given back and it is tried once more. */
+g16_status twiddles_get(exec &x, unsigned L, const fr_d **out)
+{
+    ntt_cache *cache = x.cache;
+    *out = nullptr;
+    if (L == 0)
+        return G16_OK;
+    if (cache->tw[L]) {
+        *out = cache->tw[L];
+        return G16_OK;
+    }
+    size_t bytes = cuda_ntt_table_bytes(L);
+    char what[96];
+    snprintf(what, sizeof what, "the NTT twiddle table for 2^%u", L);
+    void *p = nullptr;
+    g16_status st = exec_alloc(x, &p, bytes, what);
+    if (st == G16_ERR_OUT_OF_MEMORY && x.ctx) {
+        bool freed = false;
+        CUDA_TRY(cudaStreamSynchronize(x.ctx->stream), G16_ERR_INTERNAL);
+        for (unsigned i = 0; i <= CUDA_NTT_MAX_LOG2N; i++)
+            if (cache->tw[i]) {
+                cache_release_buffer(cache, cache->tw[i]);
+                cache->tw[i] = nullptr;
+                freed = true;
+            }
+        if (freed)
+            st = exec_alloc(x, &p, bytes, what);
+    }
+    if (st != G16_OK)
+        return st;
+    fr_d *tw = (fr_d *)p;
+    unsigned bits = (L + 1) / 2; /* lo: 2^bits entries, hi: 2^(L - bits) > (n/2) >> bits */
+    fr_t w, wb, one;
+    fr_root_of_unity(&w, L);
+    fr_one(&one);
+    wb = w;
+    for (unsigned i = 0; i < bits; i++)
+        fr_sqr(&wb, &wb);
+    fr_d *lo = cache->scratch, *hi = cache->scratch + (1u << POW_LOG);
+    const uint32_t count = (1u << (L - 1)) + 1;
+    if ((st = run_pow_table(x, lo, 1u << bits, one, w)) != G16_OK ||
+        (st = run_pow_table(x, hi, 1u << (L - bits), one, wb)) != G16_OK) {
+        cache_release_buffer(cache, tw);
+        return st;
+    }
+    if (x.ctx)
+        k_twiddles<<<blocks_for(count, 128), 128, 0, x.ctx->stream>>>(tw, count, lo, hi, bits);
+    else
+        for (uint32_t e = 0; e < count; e++)
+            twiddle_entry(tw, e, lo, hi, bits);
+    x.launches++;
+    if ((st = exec_check(x)) != G16_OK) {
+        cache_release_buffer(cache, tw);
+        return st;
+    }
+    cache->tw[L] = tw;
+    *out = tw;
+    return G16_OK;
+}
+
+/* The factor c g^j over 2^L positions: mode 0 when it is 1, mode 1 when g = 1 (or L = 0),
+ * else power tables in the scratch (which the previous factor's transforms have finished
+ * with by then: one stream). */
+g16_status factor_make(exec &x, unsigned L, const fr_t &c, const fr_t &g, bool rev,
+                       factor_desc *f)
+{
+    *f = factor_desc{};
+    f->c = to_dev(c);
+    if (L == 0 || fr_is_one(&g)) {
+        f->mode = fr_is_one(&c) ? 0 : 1;
+        return G16_OK;
+    }
+    unsigned bits = (L + 1) / 2;
+    fr_t gb = g, one;
+    fr_one(&one);
+    for (unsigned i = 0; i < bits; i++)
+        fr_sqr(&gb, &gb);
+    f->mode = 2;
+    f->rev = rev;
+    f->lo_bits = bits;
+    f->lo = x.cache->scratch;
+    f->hi = x.cache->scratch + (1u << POW_LOG);
+    g16_status st;
+    if ((st = run_pow_table(x, x.cache->scratch, 1u << bits, c, g)) != G16_OK ||
+        (st = run_pow_table(x, x.cache->scratch + (1u << POW_LOG), 1u << (L - bits), one,
+                            gb)) != G16_OK)
+        return st;
+    return G16_OK;
+}
+
+/* Passes: ceil(L / kmax), balanced (L = 27: 9 + 9 + 9); L = 0 is one empty pass, which
+ * still applies the factors and the H epilogue. */
+struct ntt_plan {
+    unsigned passes;
+    unsigned k[CUDA_NTT_MAX_LOG2N + 1];
+};
+
+ntt_plan plan_make(unsigned L, unsigned kmax)
+{
+    ntt_plan pl = {};
+    if (L == 0) {
+        pl.passes = 1;
+        return pl;
+    }
+    pl.passes = (L + kmax - 1) / kmax;
+    for (unsigned i = 0; i < pl.passes; i++)
+        pl.k[i] = L / pl.passes + (i < L % pl.passes ? 1 : 0);
+    return pl;
+}
+
+template <bool DIT, bool INV>
+void emulate_pass(const ntt_pass &p, uint32_t *sm)
+{
+    const uint32_t count = 1u << (p.k + p.g), blocks = 1u << (p.L - p.k - p.g);
+    for (uint32_t blk = 0; blk < blocks; blk++) {
+        const uint32_t q0 = blk << p.g;
+        for (uint32_t u = 0; u < count; u++)
+            pass_load(p, sm, q0, u);
+        for (unsigned st = 0; st < p.k; st++)
+            for (uint32_t j = 0; j < count / 2; j++)
+                pass_stage<DIT, INV>(p, sm, q0, st, j);
+        for (uint32_t u = 0; u < count; u++)
+            pass_store(p, sm, q0, u);
+    }
+}
+
+/* One transform of data in place: DIT (bit-reversed -> natural) takes the index bits from
+ * the bottom up, DIF (natural -> bit-reversed) from the top down. pre rides on the first
+ * pass's loads; post and the h epilogue (fh not NULL) on the last pass's stores. */
+template <bool DIT, bool INV>
+g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, const factor_desc &pre,
+                     const factor_desc &post, const fr_d *fa, const fr_d *fb, fr_d *fh)
+{
+    uint32_t *sm = nullptr;
+    if (x.ctx) {
+        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)(sizeof(fr_d) << x.tile_log)),
+                 G16_ERR_INTERNAL);
+        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV>,
+                                      cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      (int)cudaSharedmemCarveoutMaxShared),
+                 G16_ERR_INTERNAL);
+    } else if (!(sm = (uint32_t *)malloc(sizeof(fr_d) << x.tile_log)))
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated NTT: no host memory");
+    ntt_plan pl = plan_make(L, x.kmax);
+    unsigned done = 0;
+    g16_status st = G16_OK;
+    for (unsigned i = 0; i < pl.passes && st == G16_OK; i++) {
+        ntt_pass p = {};
+        p.x = data;
+        p.tw = tw;
+        p.L = L;
+        p.k = pl.k[i];
+        p.lo = DIT ? done : L - done - p.k;
+        p.g = x.tile_log - p.k < L - p.k ? x.tile_log - p.k : L - p.k;
+        p.ilo = p.lo < p.g ? p.lo : p.g;
+        if (i == 0)
+            p.pre = pre;
+        if (i + 1 == pl.passes) {
+            p.post = post;
+            p.fa = fa;
+            p.fb = fb;
+            p.fh = fh;
+        }
+        const unsigned tile = p.k + p.g;
+        if (x.ctx)
+            k_ntt_pass<DIT, INV>
+                <<<1u << (L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
+        else
+            emulate_pass<DIT, INV>(p, sm);
+        st = exec_check(x);
+        done += p.k;
+        x.launches++;
+    }
+    free(sm);
+    return st;
+}
+
+g16_status bit_reverse(exec &x, fr_d *data, unsigned L)
+{
+    if (L < 2)
+        return G16_OK;
+    const bool tiles = L >= 2 * BR_LOG;
+    if (x.ctx && tiles)
+        k_bitrev_tiles<<<1u << (L - 2 * BR_LOG), 1u << (2 * BR_LOG), 0, x.ctx->stream>>>(data,
+                                                                                         L);
+    else if (x.ctx)
+        k_bitrev_small<<<1, 1u << L, 0, x.ctx->stream>>>(data, L);
+    else if (tiles) {
+        uint32_t ta[8 * BR_PLANE], tb[8 * BR_PLANE];
+        for (uint32_t mid = 0; mid < (1u << (L - 2 * BR_LOG)); mid++) {
+            if (!bitrev_tile_active(mid, L))
+                continue;
+            for (uint32_t t = 0; t < (1u << (2 * BR_LOG)); t++)
+                bitrev_tile_load(data, L, mid, t, ta, tb);
+            for (uint32_t t = 0; t < (1u << (2 * BR_LOG)); t++)
+                bitrev_tile_store(data, L, mid, t, ta, tb);
+        }
+    } else {
+        for (uint32_t i = 0; i < (1u << L); i++)
+            bitrev_small(data, L, i);
+    }
+    x.launches++;
+    return exec_check(x);
+}
+
+/* CUDA events ev[0..4] of the context mark the stages of a call when timing is asked. */
+struct stage_marks {
+    cuda_ctx *ctx;
+    bool on;
+    g16_status mark(int i)
+    {
+        if (on)
+            CUDA_TRY(cudaEventRecord(ctx->ev[i], ctx->stream), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    double ms(int a, int b) const { return on ? cuda_elapsed_ms(ctx->ev[a], ctx->ev[b]) : 0; }
+};
+
+g16_status check_size(unsigned log2n, const char *what)
+{
+    if (log2n > CUDA_NTT_MAX_LOG2N)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "%s: domain 2^%u is larger than the supported 2^%u", what, log2n,
+                           CUDA_NTT_MAX_LOG2N);
+    return G16_OK;
+}
+
+void fr_inverse_of_n(fr_t *r, unsigned L)
+{
+    fr_from_u64(r, (uint64_t)1 << L);
+    fr_inv(r, r);
+}
+
+/* A plain or coset transform, natural order in and out: DIF, then the bit reversal. */
+g16_status ntt_run(exec &x, stage_marks &tm, cuda_ntt_kind kind, fr_d *data, unsigned L,
+                   const void *shift, const void *scale)
+{
+    if ((unsigned)kind > CUDA_NTT_COSET_INVERSE)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_ntt: unknown kind %d", (int)kind);
+    const bool coset = kind == CUDA_NTT_COSET_FORWARD || kind == CUDA_NTT_COSET_INVERSE;
+    const bool inv = kind == CUDA_NTT_INVERSE || kind == CUDA_NTT_COSET_INVERSE;
+    fr_t s, sc, one, c, g;
+    fr_one(&s);
+    fr_one(&sc);
+    fr_one(&one);
+    if (coset && shift)
+        memcpy(&s, shift, sizeof s);
+    if (kind == CUDA_NTT_COSET_INVERSE && scale)
+        memcpy(&sc, scale, sizeof sc);
+    if (fr_is_zero(&s))
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_ntt: coset shift is zero");
+    g16_status st;
+    const fr_d *tw = nullptr;
+    factor_desc pre = {}, post = {};
+    if ((st = tm.mark(0)) != G16_OK || (st = twiddles_get(x, L, &tw)) != G16_OK)
+        return st;
+    if (kind == CUDA_NTT_COSET_FORWARD) {
+        st = factor_make(x, L, one, s, false, &pre);
+    } else if (inv) {
+        /* Coefficient j (at position bitrev(j) after the DIF) times scale s^-j / n. */
+        fr_inverse_of_n(&c, L);
+        fr_mul(&c, &c, &sc);
+        fr_inv(&g, &s);
+        st = factor_make(x, L, c, g, true, &post);
+    }
+    if (st != G16_OK || (st = tm.mark(1)) != G16_OK)
+        return st;
+    st = inv ? transform<false, true>(x, data, L, tw, pre, post, nullptr, nullptr, nullptr)
+             : transform<false, false>(x, data, L, tw, pre, post, nullptr, nullptr, nullptr);
+    if (st != G16_OK || (st = tm.mark(2)) != G16_OK ||
+        (st = bit_reverse(x, data, L)) != G16_OK || (st = tm.mark(3)) != G16_OK)
+        return st;
+    return G16_OK;
+}
+
+/* H: per input an inverse DIF with s^j / n on the bit-reversed coefficients and a forward
+ * DIT, the last one computing h = a b - c; the classic convention then returns to
+ * coefficients with 1 / Z(s) folded into the factor. */
+g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, unsigned L,
+                 int convention)
+{
+    if (convention != H_POLY_SNARKJS && convention != H_POLY_CLASSIC)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_h_poly: unknown convention %d",
+                           convention);
+    fr_t shift, ninv, one;
+    h_poly_shift(&shift, L, (h_poly_convention)convention);
+    fr_inverse_of_n(&ninv, L);
+    fr_one(&one);
+    g16_status st;
+    const fr_d *tw = nullptr;
+    factor_desc none = {}, to_coset;
+    if ((st = tm.mark(0)) != G16_OK || (st = twiddles_get(x, L, &tw)) != G16_OK ||
+        (st = factor_make(x, L, ninv, shift, true, &to_coset)) != G16_OK ||
+        (st = tm.mark(1)) != G16_OK)
+        return st;
+    fr_d *bufs[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if ((st = transform<false, true>(x, bufs[i], L, tw, none, to_coset, nullptr, nullptr,
+                                         nullptr)) != G16_OK)
+            return st;
+    if ((st = tm.mark(2)) != G16_OK)
+        return st;
+    for (int i = 0; i < 3; i++)
+        if ((st = transform<true, false>(x, bufs[i], L, tw, none, none, i == 2 ? a : nullptr,
+                                         i == 2 ? b : nullptr, i == 2 ? h : nullptr)) !=
+            G16_OK)
+            return st;
+    if ((st = tm.mark(3)) != G16_OK)
+        return st;
+    if (convention == H_POLY_CLASSIC) {
+        /* Coefficient j times s^-j / (n Z(s)), Z(s) = s^n - 1 (nonzero: s = 7 generates
+         * Fr^*). */
+        fr_t zinv, sinv;
+        uint64_t e[1] = {(uint64_t)1 << L};
+        fr_pow(&zinv, &shift, e, 1);
+        fr_sub(&zinv, &zinv, &one);
+        if (!fr_inv(&zinv, &zinv))
+            return status_fail(G16_ERR_INTERNAL, "cuda_h_poly: Z(g) = 0 on the coset");
+        fr_mul(&zinv, &zinv, &ninv);
+        fr_inv(&sinv, &shift);
+        factor_desc back;
+        if ((st = factor_make(x, L, zinv, sinv, true, &back)) != G16_OK ||
+            (st = transform<false, true>(x, h, L, tw, none, back, nullptr, nullptr, nullptr)) !=
+                G16_OK ||
+            (st = bit_reverse(x, h, L)) != G16_OK)
+            return st;
+    }
+    return tm.mark(4);
+}
+
+/* A device execution on ctx (its cache created on first use). */
+g16_status exec_device(exec &x, cuda_ctx *ctx, unsigned log2n, const char *what)
+{
+    x = exec{};
+    if (!ctx)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: no CUDA context", what);
+    g16_status st = check_size(log2n, what);
+    if (st != G16_OK)
+        return st;
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    x.ctx = ctx;
+    x.kmax = KMAX;
+    x.tile_log = TILE_LOG;
+    ntt_cache *cache = (ntt_cache *)ctx->ntt_cache;
+    if ((st = exec_cache_init(x, &cache)) != G16_OK)
+        return st;
+    ctx->ntt_cache = cache;
+    ctx->ntt_cache_free = ntt_cache_release;
+    return G16_OK;
+}
+
+/* A host emulation with its own cache (freed by the caller with ntt_cache_release). */
+g16_status exec_host(exec &x, unsigned log2n, unsigned kmax, unsigned tile_log,
+                     const char *what)
+{
+    x = exec{};
+    g16_status st = check_size(log2n, what);
+    if (st != G16_OK)
+        return st;
+    x.kmax = kmax ? kmax : KMAX;
+    x.tile_log = tile_log ? tile_log : TILE_LOG;
+    if (x.kmax > x.tile_log || x.tile_log > 16)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "%s: plan of %u stages per pass on tiles of 2^%u", what, x.kmax,
+                           x.tile_log);
+    ntt_cache *cache = nullptr;
+    return exec_cache_init(x, &cache);
+}
+
+/* Waits for the last mark and fills what every call reports (stages: the caller). */
+g16_status info_fill(cuda_ntt_info *info, const exec &x, const stage_marks &tm, unsigned L,
+                     int last)
+{
+    CUDA_TRY(cudaEventSynchronize(x.ctx->ev[last]), G16_ERR_INTERNAL);
+    memset(info, 0, sizeof *info);
+    info->log2n = L;
+    info->passes = plan_make(L, x.kmax).passes;
+    info->launches = x.launches;
+    info->table_bytes = cuda_ntt_table_bytes(L);
+    info->ms_setup = tm.ms(0, 1);
+    info->ms_total = tm.ms(0, last);
+    return G16_OK;
+}
+
+/* Host <-> device copy on the context's stream, timed by ev[5], ev[6] when ms is set. */
+g16_status copy_timed(cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
+                      cudaMemcpyKind dir, double *ms)
+{
+    if (ms)
+        CUDA_TRY(cudaEventRecord(ctx->ev[5], ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, dir, ctx->stream), G16_ERR_INTERNAL);
+    if (ms)
+        CUDA_TRY(cudaEventRecord(ctx->ev[6], ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+    if (ms)
+        *ms += cuda_elapsed_ms(ctx->ev[5], ctx->ev[6]);
+    return G16_OK;
+}
+
+} /* namespace */
+
+extern "C" size_t cuda_ntt_table_bytes(unsigned log2n)
+{
+    if (log2n == 0 || log2n > CUDA_NTT_MAX_LOG2N)
+        return 0;
+    return (((size_t)1 << (log2n - 1)) + 1) * sizeof(fr_d);
+}
+
+extern "C" g16_status cuda_ntt_prepare(cuda_ctx *ctx, unsigned log2n)
+{
+    exec x;
+    const fr_d *tw;
+    g16_status st;
+    if ((st = exec_device(x, ctx, log2n, "cuda_ntt_prepare")) != G16_OK ||
+        (st = twiddles_get(x, log2n, &tw)) != G16_OK)
+        return st;
+    CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+    return G16_OK;
+}
+
+extern "C" g16_status cuda_ntt(cuda_ctx *ctx, cuda_ntt_kind kind, void *data_dev,
+                               unsigned log2n, const void *shift, const void *scale,
+                               cuda_ntt_info *info)
+{
+    exec x;
+    g16_status st = exec_device(x, ctx, log2n, "cuda_ntt");
+    if (st != G16_OK)
+        return st;
+    if (!data_dev)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_ntt: null data");
+    stage_marks tm = {ctx, info != nullptr};
+    if ((st = ntt_run(x, tm, kind, (fr_d *)data_dev, log2n, shift, scale)) != G16_OK)
+        return st;
+    if (info && (st = info_fill(info, x, tm, log2n, 3)) == G16_OK) {
+        info->ms_ntt = tm.ms(1, 2);
+        info->ms_bitrev = tm.ms(2, 3);
+    }
+    return st;
+}
+
+extern "C" g16_status cuda_h_poly(cuda_ctx *ctx, void *h_dev, void *a_dev, void *b_dev,
+                                  void *c_dev, unsigned log2n, int convention,
+                                  cuda_ntt_info *info)
+{
+    exec x;
+    g16_status st = exec_device(x, ctx, log2n, "cuda_h_poly");
+    if (st != G16_OK)
+        return st;
+    if (!h_dev || !a_dev || !b_dev || !c_dev)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_h_poly: null buffer");
+    stage_marks tm = {ctx, info != nullptr};
+    if ((st = h_run(x, tm, (fr_d *)h_dev, (fr_d *)a_dev, (fr_d *)b_dev, (fr_d *)c_dev, log2n,
+                    convention)) != G16_OK)
+        return st;
+    if (info && (st = info_fill(info, x, tm, log2n, 4)) == G16_OK) {
+        info->ms_h_inverse = tm.ms(1, 2);
+        info->ms_h_forward = tm.ms(2, 3);
+        info->ms_h_final = tm.ms(3, 4);
+    }
+    return st;
+}
+
+extern "C" g16_status cuda_ntt_host(cuda_ctx *ctx, cuda_ntt_kind kind, void *data_host,
+                                    unsigned log2n, const void *shift, const void *scale,
+                                    cuda_ntt_info *info)
+{
+    exec x;
+    g16_status st = exec_device(x, ctx, log2n, "cuda_ntt_host");
+    if (st != G16_OK)
+        return st;
+    if (!data_host)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_ntt_host: null data");
+    const size_t bytes = sizeof(fr_d) << log2n;
+    dev_buf<fr_d> d;
+    double up = 0, down = 0;
+    if ((st = d.alloc(ctx, (size_t)1 << log2n, "NTT data")) != G16_OK ||
+        (st = copy_timed(ctx, d.p, data_host, bytes, cudaMemcpyHostToDevice,
+                         info ? &up : nullptr)) != G16_OK ||
+        (st = cuda_ntt(ctx, kind, d.p, log2n, shift, scale, info)) != G16_OK ||
+        (st = copy_timed(ctx, data_host, d.p, bytes, cudaMemcpyDeviceToHost,
+                         info ? &down : nullptr)) != G16_OK)
+        return st;
+    if (info) {
+        info->ms_upload = up;
+        info->ms_download = down;
+    }
+    return G16_OK;
+}
+
+extern "C" g16_status cuda_h_poly_host(cuda_ctx *ctx, void *h, void *a, void *b, void *c,
+                                       unsigned log2n, int convention, cuda_ntt_info *info)
+{
+    exec x;
+    g16_status st = exec_device(x, ctx, log2n, "cuda_h_poly_host");
+    if (st != G16_OK)
+        return st;
+    if (!h || !a || !b || !c)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_h_poly_host: null array");
+    const size_t n = (size_t)1 << log2n, bytes = n * sizeof(fr_d);
+    dev_buf<fr_d> da, db, dc, dh;
+    if ((st = da.alloc(ctx, n, "H input a")) != G16_OK ||
+        (st = db.alloc(ctx, n, "H input b")) != G16_OK ||
+        (st = dc.alloc(ctx, n, "H input c")) != G16_OK)
+        return st;
+    fr_d *hp = h == a ? da.p : h == b ? db.p : h == c ? dc.p : nullptr;
+    if (!hp) {
+        if ((st = dh.alloc(ctx, n, "H output")) != G16_OK)
+            return st;
+        CUDA_TRY(cudaMemsetAsync(dh.p, 0xa5, bytes, ctx->stream), G16_ERR_INTERNAL);
+        hp = dh.p;
+    }
+    double up = 0, down = 0;
+    double *pu = info ? &up : nullptr, *pd = info ? &down : nullptr;
+    if ((st = copy_timed(ctx, da.p, a, bytes, cudaMemcpyHostToDevice, pu)) != G16_OK ||
+        (st = copy_timed(ctx, db.p, b, bytes, cudaMemcpyHostToDevice, pu)) != G16_OK ||
+        (st = copy_timed(ctx, dc.p, c, bytes, cudaMemcpyHostToDevice, pu)) != G16_OK ||
+        (st = cuda_h_poly(ctx, hp, da.p, db.p, dc.p, log2n, convention, info)) != G16_OK ||
+        (st = copy_timed(ctx, a, da.p, bytes, cudaMemcpyDeviceToHost, pd)) != G16_OK ||
+        (st = copy_timed(ctx, b, db.p, bytes, cudaMemcpyDeviceToHost, pd)) != G16_OK ||
+        (st = copy_timed(ctx, c, dc.p, bytes, cudaMemcpyDeviceToHost, pd)) != G16_OK)
+        return st;
+    if (dh.p && (st = copy_timed(ctx, h, dh.p, bytes, cudaMemcpyDeviceToHost, pd)) != G16_OK)
+        return st;
+    if (info) {
+        info->ms_upload = up;
+        info->ms_download = down;
+    }
+    return G16_OK;
+}
+
+extern "C" g16_status cuda_ntt_emulate(cuda_ntt_kind kind, void *data, unsigned log2n,
+                                       const void *shift, const void *scale, unsigned kmax,
+                                       unsigned tile_log)
+{
+    exec x;
+    g16_status st = exec_host(x, log2n, kmax, tile_log, "cuda_ntt_emulate");
+    if (st != G16_OK)
+        return st;
+    stage_marks tm = {nullptr, false};
+    st = data ? ntt_run(x, tm, kind, (fr_d *)data, log2n, shift, scale)
+              : status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_ntt_emulate: null data");
+    ntt_cache_release(x.cache);
+    return st;
+}
+
+extern "C" g16_status cuda_h_poly_emulate(void *h, void *a, void *b, void *c, unsigned log2n,
+                                          int convention, unsigned kmax, unsigned tile_log)
+{
+    exec x;
+    g16_status st = exec_host(x, log2n, kmax, tile_log, "cuda_h_poly_emulate");
+    if (st != G16_OK)
+        return st;
+    stage_marks tm = {nullptr, false};
+    st = h && a && b && c ? h_run(x, tm, (fr_d *)h, (fr_d *)a, (fr_d *)b, (fr_d *)c, log2n,
+                                  convention)
+                          : status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_h_poly_emulate: null array");
+    ntt_cache_release(x.cache);
+    return st;
+}

@@ -1,0 +1,251 @@
+/* The GPU NTT and H computation against the CPU's (ntt.h, h_poly.h): every transform kind
+ * and both H conventions, byte for byte, on seeded random inputs at sizes 2^0 .. 2^22 and
+ * H at 2^24; h as a separate (poisoned) buffer and as an alias of a, b or c, with a, b, c
+ * compared afterwards too; and the argument errors.
+ *
+ * Skipped (exit 77) in builds without CUDA and on machines without a GPU. The same file,
+ * compiled by test_cuda_ntt_emu.c with TEST_CUDA_NTT_EMULATE, runs the kernels' code on
+ * the host instead (cuda_ntt_emulate), with the GPU's pass plan and with tiny plans that
+ * give many passes of every shape at small sizes: that part runs in CI. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "groth16/h_poly.h"
+#include "harness.h"
+#include "ntt/ntt.h"
+
+#ifdef G16_HAVE_CUDA
+#include "backend/cuda/cuda_ntt.h"
+#endif
+
+#ifndef TEST_CUDA_NTT_EMULATE
+#define TEST_CUDA_NTT_EMULATE 0
+#define TEST_NAME "test_cuda_ntt"
+#endif
+
+#ifdef G16_HAVE_CUDA
+
+#if !TEST_CUDA_NTT_EMULATE
+static cuda_ctx *g_ctx;
+#endif
+/* The emulation's pass plan (0, 0: the GPU's). */
+static unsigned g_kmax, g_tile;
+
+static fr_t *vec(size_t n)
+{
+    fr_t *v = malloc((n ? n : 1) * sizeof(fr_t));
+    if (!v) {
+        printf("out of memory (%zu elements)\n", n);
+        exit(1);
+    }
+    return v;
+}
+
+static void random_vec(fr_t *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        test_random_fr(&x[i]);
+}
+
+/* Compares whole vectors; reports the first differing index once. */
+static bool same(const fr_t *got, const fr_t *want, size_t n, const char *what, unsigned log2n)
+{
+    size_t i = 0;
+    while (i < n && memcmp(&got[i], &want[i], sizeof(fr_t)) == 0)
+        i++;
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s at 2^%u (plan %u/%u): equal (first difference at index %zu)",
+             what, log2n, g_kmax, g_tile, i);
+    return test_check(i == n, msg, __FILE__, __LINE__);
+}
+
+static g16_status gpu_ntt(cuda_ntt_kind kind, fr_t *x, unsigned log2n, const fr_t *shift,
+                          const fr_t *scale)
+{
+#if TEST_CUDA_NTT_EMULATE
+    return cuda_ntt_emulate(kind, x, log2n, shift, scale, g_kmax, g_tile);
+#else
+    return cuda_ntt_host(g_ctx, kind, x, log2n, shift, scale, NULL);
+#endif
+}
+
+static g16_status gpu_h(fr_t *h, fr_t *a, fr_t *b, fr_t *c, unsigned log2n, int convention)
+{
+#if TEST_CUDA_NTT_EMULATE
+    return cuda_h_poly_emulate(h, a, b, c, log2n, convention, g_kmax, g_tile);
+#else
+    return cuda_h_poly_host(g_ctx, h, a, b, c, log2n, convention, NULL);
+#endif
+}
+
+static const char *kind_name(cuda_ntt_kind kind)
+{
+    static const char *names[] = {"forward", "inverse", "coset forward", "coset inverse"};
+    return names[kind];
+}
+
+/* The CPU's answer for a kind, out of place. */
+static void cpu_ntt(const ntt_domain *d, cuda_ntt_kind kind, fr_t *out, const fr_t *in,
+                    const fr_t *shift, const fr_t *scale)
+{
+    g16_status st = G16_ERR_INTERNAL;
+    switch (kind) {
+    case CUDA_NTT_FORWARD: st = ntt_forward(d, out, in); break;
+    case CUDA_NTT_INVERSE: st = ntt_inverse(d, out, in); break;
+    case CUDA_NTT_COSET_FORWARD: st = ntt_coset_forward(d, out, in, shift); break;
+    case CUDA_NTT_COSET_INVERSE: st = ntt_coset_inverse(d, out, in, shift, scale); break;
+    }
+    CHECK(st == G16_OK);
+}
+
+static void check_kind(const ntt_domain *d, cuda_ntt_kind kind, const fr_t *x,
+                       const fr_t *shift, const fr_t *scale, fr_t *want, fr_t *got)
+{
+    unsigned log2n = ntt_domain_log2n(d);
+    size_t n = ntt_domain_size(d);
+    cpu_ntt(d, kind, want, x, shift, scale);
+    memcpy(got, x, n * sizeof *got);
+    g16_status st = gpu_ntt(kind, got, log2n, shift, scale);
+    if (!CHECK(st == G16_OK))
+        printf("%s at 2^%u: %s: %s\n", kind_name(kind), log2n, g16_status_message(st),
+               g16_last_error());
+    else
+        same(got, want, n, kind_name(kind), log2n);
+}
+
+/* alias: -1 for a separate h, else 0, 1, 2 for h = a, b, c. */
+static void check_h(const ntt_domain *d, int convention, int alias)
+{
+    unsigned log2n = ntt_domain_log2n(d);
+    size_t n = ntt_domain_size(d), bytes = n * sizeof(fr_t);
+    fr_t *in[3], *cpu[3], *gpu[3], *cpu_h = vec(n), *sep = vec(n);
+    for (int i = 0; i < 3; i++) {
+        in[i] = vec(n), cpu[i] = vec(n), gpu[i] = vec(n);
+        random_vec(in[i], n);
+        memcpy(cpu[i], in[i], bytes);
+        memcpy(gpu[i], in[i], bytes);
+    }
+    memset(cpu_h, 0xa5, bytes);
+    memset(sep, 0xa5, bytes);
+    CHECK(h_poly_compute_in(d, cpu_h, cpu[0], cpu[1], cpu[2], (h_poly_convention)convention) ==
+          G16_OK);
+    fr_t *gh = alias < 0 ? sep : gpu[alias];
+    g16_status st = gpu_h(gh, gpu[0], gpu[1], gpu[2], log2n, convention);
+    char what[80];
+    snprintf(what, sizeof what, "H (%s, h %s)", convention ? "classic" : "snarkjs",
+             alias < 0 ? "separate" : alias == 0 ? "= a" : alias == 1 ? "= b" : "= c");
+    if (!CHECK(st == G16_OK))
+        printf("%s at 2^%u: %s: %s\n", what, log2n, g16_status_message(st), g16_last_error());
+    else {
+        same(gh, cpu_h, n, what, log2n);
+        /* a, b, c end as on the CPU: their values on the coset (unless one is h). */
+        for (int i = 0; i < 3; i++)
+            if (i != alias)
+                same(gpu[i], cpu[i], n, i == 0 ? "a after H" : i == 1 ? "b after H" : "c after H",
+                     log2n);
+    }
+    for (int i = 0; i < 3; i++)
+        free(in[i]), free(cpu[i]), free(gpu[i]);
+    free(cpu_h);
+    free(sep);
+}
+
+/* Every kind, and H in both conventions (thorough: every aliasing of h, and the coset
+ * kinds with a shift of 1 and no scale). */
+static void check_size(unsigned log2n, bool all_kinds, bool thorough)
+{
+    const ntt_domain *d;
+    if (!CHECK(ntt_domain_get(&d, log2n) == G16_OK))
+        return;
+    size_t n = (size_t)1 << log2n;
+    fr_t *x = vec(n), *want = vec(n), *got = vec(n), shift, scale, one;
+    random_vec(x, n);
+    do
+        test_random_fr(&shift);
+    while (fr_is_zero(&shift));
+    test_random_fr(&scale);
+    fr_one(&one);
+    if (all_kinds) {
+        for (int k = CUDA_NTT_FORWARD; k <= CUDA_NTT_COSET_INVERSE; k++)
+            check_kind(d, (cuda_ntt_kind)k, x, &shift, &scale, want, got);
+    } else {
+        check_kind(d, CUDA_NTT_FORWARD, x, NULL, NULL, want, got);
+    }
+    if (thorough) {
+        check_kind(d, CUDA_NTT_COSET_INVERSE, x, &shift, NULL, want, got);
+        check_kind(d, CUDA_NTT_COSET_FORWARD, x, &one, NULL, want, got);
+        /* All zeros and all ones. */
+        memset(x, 0, n * sizeof *x);
+        check_kind(d, CUDA_NTT_FORWARD, x, NULL, NULL, want, got);
+        for (size_t i = 0; i < n; i++)
+            x[i] = one;
+        check_kind(d, CUDA_NTT_COSET_INVERSE, x, &shift, &scale, want, got);
+    }
+    free(x), free(want), free(got);
+    for (int convention = 0; convention < 2; convention++) {
+        check_h(d, convention, -1);
+        if (thorough)
+            for (int alias = 0; alias < 3; alias++)
+                check_h(d, convention, alias);
+    }
+}
+
+static void check_errors(void)
+{
+    fr_t x[2], zero;
+    memset(x, 0, sizeof x);
+    fr_zero(&zero);
+    CHECK(gpu_ntt(CUDA_NTT_FORWARD, x, CUDA_NTT_MAX_LOG2N + 1, NULL, NULL) ==
+          G16_ERR_INVALID_ARGUMENT);
+    CHECK(gpu_ntt(CUDA_NTT_COSET_FORWARD, x, 1, &zero, NULL) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(gpu_ntt((cuda_ntt_kind)7, x, 1, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(gpu_h(x, x, x, x, 0, 2) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(gpu_h(x, x, x, x, CUDA_NTT_MAX_LOG2N + 1, 0) == G16_ERR_INVALID_ARGUMENT);
+}
+
+#endif /* G16_HAVE_CUDA */
+
+int main(void)
+{
+    test_init(TEST_NAME);
+#ifndef G16_HAVE_CUDA
+    test_skip("this build has no CUDA backend");
+#else
+#if TEST_CUDA_NTT_EMULATE
+    /* The GPU's plan: one pass up to 2^10, two up to 2^20 (2^18: the tiles of 2^27). */
+    static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_size(sizes[i], true, true);
+    check_size(17, true, false);
+    check_size(18, false, false);
+    /* Tiny plans: many passes, tiles of one group and of many, inner runs shorter and
+     * longer than the tile. */
+    static const unsigned plans[][2] = {{1, 1}, {1, 3}, {2, 2}, {2, 5}, {3, 4}, {4, 6}};
+    for (size_t p = 0; p < sizeof plans / sizeof *plans; p++) {
+        g_kmax = plans[p][0], g_tile = plans[p][1];
+        for (unsigned log2n = 1; log2n <= 11; log2n += 2)
+            check_size(log2n, true, false);
+    }
+    g_kmax = g_tile = 0;
+    check_errors();
+#else
+    g16_status st = cuda_ctx_create(&g_ctx, 0);
+    if (st == G16_ERR_UNSUPPORTED)
+        test_skip(g16_last_error());
+    if (!CHECK(st == G16_OK)) {
+        printf("cuda_ctx_create: %s: %s\n", g16_status_message(st), g16_last_error());
+        return test_finish();
+    }
+    printf("device: %s\n", cuda_ctx_describe(g_ctx));
+    static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 17, 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_size(sizes[i], true, sizes[i] <= 13);
+    check_size(21, true, false);
+    check_size(22, true, false);
+    check_size(24, false, false);
+    check_errors();
+    cuda_ctx_free(g_ctx);
+#endif
+    return test_finish();
+#endif
+}
