@@ -60,18 +60,16 @@ row "devices" "$(head -2 "$logs/devices.txt" | tr '\n' ' ')"
 # GPU benchmarks: each prints a markdown table.
 for b in bench_gpu_ntt bench_gpu_msm; do
   if [ -x "build-gpu/$b" ]; then
-    if [ "$quick" = --quick ]; then
-      timeout 300 "build-gpu/$b" --quick | tee "$logs/$b.txt"
-    else
-      timeout 420 "build-gpu/$b" | tee "$logs/$b.txt"
-    fi
+    args=()
+    [ "$quick" = --quick ] && [ $b = bench_gpu_msm ] && args=(--quick)
+    timeout 420 "build-gpu/$b" "${args[@]}" | tee "$logs/$b.txt"
     row "$b" "exit ${PIPESTATUS[0]}"
   fi
 done
 
 # A native job end to end on the GPU backend, and the same on the CPU for comparison.
 for be in cuda cpu; do
-  build-gpu/g16 bench --circuit synthetic --constraints 1048576 --partitions 3 --backend $be \
+  build-gpu/g16 bench --circuit synthetic --constraints 1048576 --partitions 2 --backend $be \
     | tee "$logs/bench_synthetic_$be.txt"
   row "g16 bench 2^20 ($be)" "$(grep -o '[0-9.]* s per partition' "$logs/bench_synthetic_$be.txt")"
 done

@@ -22,7 +22,9 @@ g16_status backend_cuda_open(backend **out, int device)
 #else
 
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_ntt.h"
 #include "groth16/h_poly.h"
+#include "trace/trace.h"
 #include "util/clock.h"
 
 /* sum_w 2^(c w) win[1 + w] + win[0] (see cuda_msm_g1_windows). */
@@ -108,40 +110,65 @@ static g16_status cuda_msm_g2_host(backend *be, g2_jac_t *r, const uint8_t *base
 /* Steps 2-3 of a proof on the device: a, b, c and the witness go up; H runs there and h
  * stays there for its MSM; the key's points are made resident on first use and stay for
  * every later partition; five MSMs; five points come back. */
+/* A device stage that just finished, into the timeline: its device time (CUDA events)
+ * ends now; the host time around it is the GPU window's. */
+static void trace_device_stage(int device, const char *name, double device_ms, uint64_t bytes)
+{
+    if (!trace_enabled())
+        return;
+    int32_t job, part;
+    trace_context_get(&job, &part);
+    uint64_t end = trace_now_ns();
+    trace_span(TRACE_KERNEL, job, part, device, bytes, name, end - (uint64_t)(device_ms * 1e6), end);
+}
+
+/* Steps 2-3 of a proof on the device: a, b, c and the witness go up; H runs there and h
+ * stays there for its MSM; the key's points are made resident on first use and stay for
+ * every later partition; five MSMs; five points come back. */
 static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_prove_stats *stats,
                                  const groth16_prover_key *pk, const fr_t *z,
                                  const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c)
 {
     backend *be = vbe;
     cuda_ctx *ctx = be->impl;
+    int dev = cuda_ctx_device(ctx);
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
     size_t vec = n * sizeof(fr_t);
-    void *da = NULL, *dz = NULL;
+    void *da = NULL, *db = NULL, *dc = NULL, *dz = NULL;
     const void *ka, *kb1, *kb2, *kc, *kh;
     cuda_msm_info info;
     g16_status st;
+    uint64_t window = trace_begin(), span = trace_begin();
     double t = clock_ms();
 
     /* The key (first partition only), then this partition's vectors. */
+    size_t resident_before = cuda_ctx_resident_bytes(ctx);
     if ((st = cuda_ctx_resident(ctx, &ka, pk->a, nv * 96)) ||
         (st = cuda_ctx_resident(ctx, &kb1, pk->b1, nv * 96)) ||
         (st = cuda_ctx_resident(ctx, &kb2, pk->b2, nv * 192)) ||
         (st = cuda_ctx_resident(ctx, &kc, pk->c, (nv - np - 1) * 96)) ||
         (st = cuda_ctx_resident(ctx, &kh, pk->h, n * 96)))
         return st;
-    stats->ms_upload += clock_ms() - t;
-
-    /* 2. h, in place in a (on the CPU until the GPU NTT lands). */
-    t = clock_ms();
-    if ((st = h_poly_compute(a, a, b, c, pk->log2_domain, H_POLY_SNARKJS)))
-        return st;
-    stats->ms_h += clock_ms() - t;
-    t = clock_ms();
-    if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
-        (st = cuda_ctx_upload(ctx, da, a, vec)) ||
+    if (cuda_ctx_resident_bytes(ctx) != resident_before)
+        trace_end_on(span, TRACE_UPLOAD, dev, cuda_ctx_resident_bytes(ctx) - resident_before,
+                     "key points");
+    span = trace_begin();
+    if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &db, vec)) ||
+        (st = cuda_ctx_alloc(ctx, &dc, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
+        (st = cuda_ctx_upload(ctx, da, a, vec)) || (st = cuda_ctx_upload(ctx, db, b, vec)) ||
+        (st = cuda_ctx_upload(ctx, dc, c, vec)) ||
         (st = cuda_ctx_upload(ctx, dz, z_bytes ? (const void *)z_bytes : (const void *)z, nv * 32)))
         goto out;
+    trace_end_on(span, TRACE_UPLOAD, dev, 3 * vec + nv * 32, "a, b, c, z");
     stats->ms_upload += clock_ms() - t;
+
+    /* 2. h, in place in a, on the device: it never comes back to the host. */
+    t = clock_ms();
+    cuda_ntt_info hinfo;
+    if ((st = cuda_h_poly(ctx, da, da, db, dc, pk->log2_domain, H_POLY_SNARKJS, &hinfo)))
+        goto out;
+    trace_device_stage(dev, "NTT/H", hinfo.ms_total, 0);
+    stats->ms_h += clock_ms() - t;
 
     /* 3. the MSMs. */
     t = clock_ms();
@@ -149,21 +176,31 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
     if ((st = backend_cuda_msm_g1(ctx, &out->a, &info, ka, dz, nv, mont)))
         goto out;
+    trace_device_stage(dev, "MSM_A", info.ms_total, 0);
     stats->scalars_zero = info.zeros;
     stats->scalars_one = info.ones;
     stats->scalars_other = info.others;
-    if ((st = backend_cuda_msm_g1(ctx, &out->b1, NULL, kb1, dz, nv, mont)) ||
-        (st = backend_cuda_msm_g1(ctx, &out->c, NULL, kc, z_aux, nv - np - 1, mont)) ||
-        (st = backend_cuda_msm_g1(ctx, &out->h, NULL, kh, da, n, true)))
+    if ((st = backend_cuda_msm_g1(ctx, &out->b1, &info, kb1, dz, nv, mont)))
         goto out;
+    trace_device_stage(dev, "MSM_B1", info.ms_total, 0);
+    if ((st = backend_cuda_msm_g1(ctx, &out->c, &info, kc, z_aux, nv - np - 1, mont)))
+        goto out;
+    trace_device_stage(dev, "MSM_C", info.ms_total, 0);
+    if ((st = backend_cuda_msm_g1(ctx, &out->h, &info, kh, da, n, true)))
+        goto out;
+    trace_device_stage(dev, "MSM_H", info.ms_total, 0);
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
-    if ((st = backend_cuda_msm_g2(ctx, &out->b2, NULL, kb2, dz, nv, mont)))
+    if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dz, nv, mont)))
         goto out;
+    trace_device_stage(dev, "MSM_B2", info.ms_total, 0);
     stats->ms_msm_g2 += clock_ms() - t;
 out:
     cuda_ctx_release(ctx, da);
+    cuda_ctx_release(ctx, db);
+    cuda_ctx_release(ctx, dc);
     cuda_ctx_release(ctx, dz);
+    trace_end_on(window, TRACE_GPU, dev, 0, "partition");
     return st;
 }
 

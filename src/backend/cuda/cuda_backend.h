@@ -31,6 +31,7 @@ void cuda_ctx_free(cuda_ctx *ctx);
 /* "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)". */
 const char *cuda_ctx_describe(const cuda_ctx *ctx);
 size_t cuda_ctx_free_bytes(cuda_ctx *ctx);
+int cuda_ctx_device(const cuda_ctx *ctx);
 
 /* The device copy of host[0..bytes): uploaded on first use, then kept until the context
  * is freed (or cuda_ctx_forget). Entries are found by (host pointer, bytes): the caller
@@ -90,6 +91,11 @@ g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void 
  * xyzz_dbl(from_affine(a[i])). Output XYZZ in the CPU's layout. */
 g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void *out,
                             const void *a, const void *b, size_t n);
+
+/* Arithmetic ceilings for benchmarks: products (what 0 Fr, 1 Fp, 2 Fp2) or mixed XYZZ
+ * point additions (3 G1, 4 G2; points_host: 64 affine points of that group) per second,
+ * register-resident dependent chains over the whole device. */
+g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int what, const void *points_host);
 
 #ifdef __cplusplus
 }

@@ -92,6 +92,11 @@ extern "C" const char *cuda_ctx_describe(const cuda_ctx *ctx)
     return ctx->description;
 }
 
+extern "C" int cuda_ctx_device(const cuda_ctx *ctx)
+{
+    return ctx->device;
+}
+
 extern "C" size_t cuda_ctx_free_bytes(cuda_ctx *ctx)
 {
     size_t free_b = 0, total_b = 0;
