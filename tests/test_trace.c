@@ -697,7 +697,7 @@ static void test_real_run(void)
     }
     const char *path = tmp_path("bench.trace");
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s bench --constraints 4096 --partitions 2 --trace %s > %s",
+    snprintf(cmd, sizeof cmd, "%s bench --backend cpu --constraints 4096 --partitions 2 --trace %s > %s",
              cli, path, tmp_path("bench.out"));
     if (!CHECK(system(cmd) == 0))
         return;

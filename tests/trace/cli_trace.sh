@@ -9,7 +9,7 @@ trap 'rm -rf "$d"' EXIT
 fail() { echo "cli_trace: $*" >&2; exit 1; }
 
 # A CPU-backend job: the trace file, and the same events as TIMELINE lines on stderr.
-"$g16" bench --constraints 4096 --partitions 2 --trace "$d/run.trace" --timeline \
+"$g16" bench --backend cpu --constraints 4096 --partitions 2 --trace "$d/run.trace" --timeline \
   > "$d/out" 2> "$d/err"
 grep -q "timeline: $d/run.trace" "$d/out" || fail "bench does not name its trace"
 head -1 "$d/run.trace" | grep -q '"format":"g16-trace","version":1' || fail "no header"
@@ -53,7 +53,7 @@ head -1 "$d/t.html" | grep -q '<!DOCTYPE html>' || fail "not HTML"
 
 # g16 prove on the SHA-256 fixture: synthesis is a = A.z, b = B.z from the key.
 fx=$src/tests/fixtures/sha256
-"$g16" prove "$fx/circuit.zkey" "$fx/witness.wtns" "$d/p.json" "$d/pub.json" -q \
+"$g16" prove --backend cpu "$fx/circuit.zkey" "$fx/witness.wtns" "$d/p.json" "$d/pub.json" -q \
   --trace "$d/prove.trace" --timeline 2> "$d/prove.err"
 grep -q '^TIMELINE,[0-9.]*,SYNTH,0,partition=0 device=cpu name=witness' "$d/prove.err" ||
   fail "prove: no SYNTH line"

@@ -27,6 +27,12 @@ g16_status cuda_alloc_bytes(cuda_ctx *ctx, void **dev, size_t bytes, const char 
                        cudaGetErrorString(err));
 }
 
+cudaError_t cuda_copy(cuda_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, ctx->stream);
+    return err != cudaSuccess ? err : cudaStreamSynchronize(ctx->stream);
+}
+
 double cuda_elapsed_ms(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0;
@@ -121,7 +127,9 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
     if (st)
         return st;
     if (bytes) {
-        cudaError_t err = cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice);
+        cudaError_t err = cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, ctx->stream);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(ctx->stream);
         if (err != cudaSuccess) {
             cudaFree(d);
             return status_fail(G16_ERR_INTERNAL, "uploading %zu bytes to GPU %d: %s", bytes,
@@ -262,8 +270,8 @@ static g16_status field_check(cuda_ctx *ctx, int op, bool device, void *a, const
     g16_status st;
     if ((st = da.alloc(ctx, n, "field check a")) || (st = db.alloc(ctx, n, "field check b")))
         return st;
-    CUDA_TRY(cudaMemcpy(da.p, ha, n * sizeof(F), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaMemcpy(db.p, hb, n * sizeof(F), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, da.p, ha, n * sizeof(F), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, db.p, hb, n * sizeof(F), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
     if (n) {
         if (op == 4)
             k_field_from_mont<<<blocks_for(n, 128), 128, 0, ctx->stream>>>(da.p, n);
@@ -272,7 +280,7 @@ static g16_status field_check(cuda_ctx *ctx, int op, bool device, void *a, const
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     }
     CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaMemcpy(ha, da.p, n * sizeof(F), cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, ha, da.p, n * sizeof(F), cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
     return G16_OK;
 }
 
@@ -310,14 +318,14 @@ static g16_status point_check(cuda_ctx *ctx, int op, bool device, void *out, con
     if ((st = da.alloc(ctx, n, "point check a")) || (st = db.alloc(ctx, n, "point check b")) ||
         (st = dout.alloc(ctx, n, "point check out")))
         return st;
-    CUDA_TRY(cudaMemcpy(da.p, a, n * sizeof(A), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaMemcpy(db.p, b, n * sizeof(A), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, da.p, a, n * sizeof(A), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, db.p, b, n * sizeof(A), cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
     if (n) {
         k_point_op<<<blocks_for(n, 64), 64, 0, ctx->stream>>>(dout.p, da.p, db.p, n, op);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     }
     CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaMemcpy(out, dout.p, n * sizeof(X), cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, out, dout.p, n * sizeof(X), cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
     return G16_OK;
 }
 

@@ -57,6 +57,11 @@ struct dev_buf {
     }
 };
 
+/* A copy ordered on the context's stream, waited for. Every copy goes through the
+ * stream: the stream is non-blocking, and a plain cudaMemcpy from pageable memory may
+ * return before its DMA lands, racing the next kernel on the stream. */
+cudaError_t cuda_copy(cuda_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+
 /* Milliseconds between two recorded events (after synchronising on the second). */
 double cuda_elapsed_ms(cudaEvent_t a, cudaEvent_t b);
 

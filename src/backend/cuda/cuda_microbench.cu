@@ -56,7 +56,7 @@ g16_status madd_rate(cuda_ctx *ctx, double *rate, const void *points_host, unsig
     g16_status st;
     if ((st = p.alloc(ctx, 64, "microbenchmark")) || (st = out.alloc(ctx, n, "microbenchmark")))
         return st;
-    CUDA_TRY(cudaMemcpy(p.p, points_host, 64 * sizeof(affine_d<F>), cudaMemcpyHostToDevice),
+    CUDA_TRY(cuda_copy(ctx, p.p, points_host, 64 * sizeof(affine_d<F>), cudaMemcpyHostToDevice),
              G16_ERR_INTERNAL);
     k_madd_chain<F><<<blocks, threads, 0, ctx->stream>>>(out.p, p.p, 4);
     CUDA_TRY(cudaEventRecord(ctx->ev[0], ctx->stream), G16_ERR_INTERNAL);

@@ -27,6 +27,7 @@
 #include "cuda_ctx.cuh"
 #include "curve.cuh"
 
+#include <stdlib.h>
 #include <string.h>
 
 namespace {
@@ -167,6 +168,23 @@ __global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, u
         end[k] = p + 1;
 }
 
+/* An affine point by 16-byte loads (the arrays come from cudaMalloc and points are 96 or
+ * 192 bytes, so every point is 16-byte aligned). */
+template <class F>
+__device__ __forceinline__ affine_d<F> load_affine(const affine_d<F> *p)
+{
+    static_assert(sizeof(affine_d<F>) % 16 == 0, "affine points are whole 16-byte words");
+    affine_d<F> r;
+    const uint4 *src = (const uint4 *)p;
+    uint4 *dst = (uint4 *)&r;
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(affine_d<F>) / 16; k++)
+        dst[k] = __ldg(&src[k]);
+    return r;
+}
+
+/* One thread per bucket. The next point is loaded while the current one is added, so
+ * the gather's latency hides behind ~10 field products. */
 template <class F>
 __global__ void __launch_bounds__(128)
     k_accumulate(xyzz_d<F> *buckets, const affine_d<F> *bases, const uint32_t *sorted,
@@ -178,12 +196,21 @@ __global__ void __launch_bounds__(128)
         return;
     const uint32_t *run = sorted + (size_t)(t / nb) * m;
     xyzz_d<F> acc = xyzz_d<F>::infinity();
-    for (uint32_t p = start[t], e = end[t]; p < e; p++) {
+    uint32_t p = start[t], e = end[t];
+    if (p < e) {
         uint32_t v = run[p];
-        affine_d<F> b = bases[v & 0x7fffffffu];
-        if (v >> 31)
-            b = affine_neg(b);
-        acc = xyzz_add_affine(acc, b);
+        affine_d<F> next = load_affine(&bases[v & 0x7fffffffu]);
+        for (; p < e; p++) {
+            affine_d<F> b = next;
+            bool negate = v >> 31;
+            if (p + 1 < e) {
+                v = run[p + 1];
+                next = load_affine(&bases[v & 0x7fffffffu]);
+            }
+            if (negate)
+                b = affine_neg(b);
+            acc = xyzz_add_affine(acc, b);
+        }
     }
     buckets[t] = acc;
 }
@@ -212,13 +239,19 @@ unsigned blocks_for(size_t n, unsigned threads)
     return (unsigned)((n + threads - 1) / threads);
 }
 
-/* The window width for m scalars going through Pippenger (to be tuned on the H200). */
+/* The window width for m scalars going through Pippenger. Wide windows pay twice: fewer
+ * windows (m W additions) and more buckets, hence more threads to hide latency with;
+ * the bucket reduction (about 2^c W additions) bounds c from above. G16_GPU_MSM_WINDOW
+ * overrides it (benchmarks sweep it). */
 unsigned gpu_window_bits(uint32_t m)
 {
+    const char *env = getenv("G16_GPU_MSM_WINDOW");
+    if (env && atoi(env) >= 4 && atoi(env) <= 20)
+        return (unsigned)atoi(env);
     unsigned lg = 0;
     while (lg < 32 && (1ull << lg) < m)
         lg++;
-    return lg <= 12 ? 8 : lg <= 16 ? 10 : lg <= 20 ? 13 : lg <= 24 ? 15 : 16;
+    return lg <= 10 ? 8 : lg <= 14 ? 11 : lg <= 17 ? 13 : 16;
 }
 
 /* Sums groups of points until one is left per group; the result lands in *result
@@ -303,7 +336,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     }
     uint32_t first_bad;
-    CUDA_TRY(cudaMemcpy(&first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, &first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
     if (first_bad != 0xffffffffu)
         return status_fail(G16_ERR_BAD_ENCODING, "GPU MSM: scalar %u is not below r", first_bad);
     uint32_t ones = counts[0], m = counts[1];
