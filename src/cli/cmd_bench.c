@@ -266,8 +266,7 @@ int cmd_bench(int argc, char **argv)
         m = matrices.n_constraints;
         if (key_path) {
             progress("key: writing %s", key_path);
-            if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public,
-                                       shape.in_a, shape.in_b)))
+            if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public)))
                 goto fail;
         }
         groth16_prover_key_from_setup(&pk, &key);
