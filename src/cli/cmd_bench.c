@@ -246,6 +246,7 @@ int cmd_bench(int argc, char **argv)
             goto fail;
         ms_setup = clock_ms() - t;
         m = matrices.n_constraints;
+        constraint_matrices_free(&matrices); /* ~40 bytes per term, unused from here */
         if (key_path) {
             progress("key: writing %s", key_path);
             if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public)))
