@@ -195,15 +195,16 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
         goto out;
     stats->ms_h += clock_ms() - t;
 
-    /* 3. MSMs. The witness is classified once for A and once for B1 and B2 (once for
-     * all three when the key is dense). */
+    /* 3. MSMs. The witness is classified once for A and once for B1 and B2, or once for
+     * all three when both queries cover every wire (a dense key). */
     t = clock_ms();
     g1_jac_t msm_a, msm_b1, msm_c, msm_h;
     g2_jac_t msm_b2;
     if ((st = query_scalars(&zs, pk->density_a, pk->n_a, z, z_bytes, nv)))
         goto out;
     zb = zs;
-    if ((pk->density_a || pk->density_b) &&
+    bool a_whole = !pk->density_a || pk->n_a == nv, b_whole = !pk->density_b || pk->n_b == nv;
+    if (!(a_whole && b_whole) &&
         (st = query_scalars(&zb_own, pk->density_b, pk->n_b, z, z_bytes, nv)))
         goto out;
     if (zb_own)
