@@ -1,15 +1,20 @@
 /* The native key file (io/native_key.h): a key made by the development setup for the
  * synthetic circuit at N = 1024 is written, opened and compared field by field and byte by
- * byte with the key in memory; a proof from the loaded key verifies with the loaded
- * verifying key; malformed files (wrong magic, version, curve, H convention, truncation at
- * many offsets, section sizes that disagree with the header, header points off the curve)
- * are rejected with the right status and a message naming the problem. */
+ * byte with the key in memory; its densities are the constraint system's and its A, B1, B2
+ * point counts are their populations; a proof from the loaded (compressed) key verifies
+ * with the loaded verifying key and equals, for the same r and s, the proof from the same
+ * key expanded to dense queries; malformed files (wrong magic, version 1 and unknown
+ * versions, curve, H convention, truncation at many offsets, section sizes that disagree
+ * with the header, density bitmaps that disagree with the header or with the point
+ * counts, header points off the curve) are rejected with the right status and a message
+ * naming the problem. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "circuit/cs.h"
 #include "circuit/synthetic.h"
+#include "groth16/density.h"
 #include "harness.h"
 #include "io/native_key.h"
 
@@ -95,6 +100,36 @@ static uint8_t *read_all(const char *path, size_t *size)
     return b;
 }
 
+/* The same key with A, B1 and B2 expanded to a point per wire (infinity for the unmarked
+ * wires) and no densities: how the prover read keys before compression. */
+static void prove_dense(groth16_proof *proof, const groth16_prover_key *pk, const fr_t *z,
+                        fr_t *abc, const groth16_prove_options *opts)
+{
+    size_t nv = pk->n_vars, n = pk->domain_size;
+    g1_affine_t *a = calloc(nv, sizeof *a), *b1 = calloc(nv, sizeof *b1);
+    g2_affine_t *b2 = calloc(nv, sizeof *b2);
+    for (size_t j = 0, ia = 0, ib = 0; j < nv; j++) {
+        if (density_has(pk->density_a, j))
+            memcpy(&a[j], pk->a + ia++ * sizeof *a, sizeof *a);
+        if (density_has(pk->density_b, j)) {
+            memcpy(&b1[j], pk->b1 + ib * sizeof *b1, sizeof *b1);
+            memcpy(&b2[j], pk->b2 + ib++ * sizeof *b2, sizeof *b2);
+        }
+    }
+    groth16_prover_key dense = *pk;
+    dense.density_a = dense.density_b = NULL;
+    dense.n_a = dense.n_b = nv;
+    dense.a = (const uint8_t *)a;
+    dense.b1 = (const uint8_t *)b1;
+    dense.b2 = (const uint8_t *)b2;
+    groth16_prove_stats stats = {0};
+    CHECK(groth16_prove_evals(proof, &stats, &dense, z, NULL, abc, abc + n, abc + 2 * n,
+                              opts) == G16_OK);
+    free(a);
+    free(b1);
+    free(b2);
+}
+
 static void test_roundtrip_and_prove(const groth16_setup_key *key, const synthetic_stats *shape,
                                      const char *path)
 {
@@ -112,6 +147,18 @@ static void test_roundtrip_and_prove(const groth16_setup_key *key, const synthet
     CHECK(k.param_n == N_TARGET && k.param_public == N_PUBLIC);
     CHECK(k.in_a == shape->in_a && k.in_b == shape->in_b);
     CHECK(k.in_a > 0 && k.in_b > 0);
+    size_t words = density_words(key->n_vars);
+    CHECK(k.n_a == key->n_a && k.n_b == key->n_b);
+    CHECK(memcmp(k.density_a, key->density_a, words * 8) == 0);
+    CHECK(memcmp(k.density_b, key->density_b, words * 8) == 0);
+    /* The point counts are the densities: all of A's public wires, the private ones of
+     * the constraint system's density, and B's. */
+    CHECK(k.a.count == k.n_a && k.b1.count == k.n_b && k.b2.count == k.n_b);
+    CHECK(k.n_a == density_count(k.density_a, 0, k.n_vars));
+    CHECK(k.n_b == density_count(k.density_b, 0, k.n_vars));
+    CHECK(density_count(k.density_a, 0, k.n_public + 1) == k.n_public + 1);
+    CHECK(k.n_a == k.n_public + 1 + shape->in_a);
+    CHECK(k.n_b < k.n_vars / 2); /* B-aux ~25%: compressed for real */
     CHECK(memcmp(&k.alpha1, &key->alpha1, sizeof k.alpha1) == 0);
     CHECK(memcmp(&k.beta1, &key->beta1, sizeof k.beta1) == 0);
     CHECK(memcmp(&k.delta1, &key->delta1, sizeof k.delta1) == 0);
@@ -119,12 +166,11 @@ static void test_roundtrip_and_prove(const groth16_setup_key *key, const synthet
     CHECK(memcmp(&k.gamma2, &key->gamma2, sizeof k.gamma2) == 0);
     CHECK(memcmp(&k.delta2, &key->delta2, sizeof k.delta2) == 0);
     size_t nv = key->n_vars, np = key->n_public;
-    CHECK(k.ic.count == np + 1 && k.a.count == nv && k.b1.count == nv && k.b2.count == nv &&
-          k.c.count == nv - np - 1 && k.h.count == key->domain_size);
+    CHECK(k.ic.count == np + 1 && k.c.count == nv - np - 1 && k.h.count == key->domain_size);
     CHECK_BYTES(k.ic.data, (const uint8_t *)key->ic, (np + 1) * sizeof(g1_affine_t), "IC");
-    CHECK_BYTES(k.a.data, (const uint8_t *)key->a, nv * sizeof(g1_affine_t), "A");
-    CHECK_BYTES(k.b1.data, (const uint8_t *)key->b1, nv * sizeof(g1_affine_t), "B1");
-    CHECK_BYTES(k.b2.data, (const uint8_t *)key->b2, nv * sizeof(g2_affine_t), "B2");
+    CHECK_BYTES(k.a.data, (const uint8_t *)key->a, k.n_a * sizeof(g1_affine_t), "A");
+    CHECK_BYTES(k.b1.data, (const uint8_t *)key->b1, k.n_b * sizeof(g1_affine_t), "B1");
+    CHECK_BYTES(k.b2.data, (const uint8_t *)key->b2, k.n_b * sizeof(g2_affine_t), "B2");
     CHECK_BYTES(k.c.data, (const uint8_t *)key->c, (nv - np - 1) * sizeof(g1_affine_t), "C");
     CHECK_BYTES(k.h.data, (const uint8_t *)key->h, key->domain_size * sizeof(g1_affine_t),
                 "H");
@@ -137,6 +183,7 @@ static void test_roundtrip_and_prove(const groth16_setup_key *key, const synthet
     CHECK(pf.n_vars == pm.n_vars && pf.n_public == pm.n_public &&
           pf.domain_size == pm.domain_size && pf.log2_domain == pm.log2_domain);
     CHECK(pf.a == k.a.data && pf.h == k.h.data);
+    CHECK(pf.density_a == k.density_a && pf.n_a == k.n_a && pf.n_b == k.n_b);
 
     groth16_vk vk = {0};
     st = groth16_vk_from_native(&vk, &k);
@@ -164,9 +211,23 @@ static void test_roundtrip_and_prove(const groth16_setup_key *key, const synthet
     groth16_proof proof;
     groth16_prove_stats stats = {0};
     if (CHECK(st == G16_OK) && vk.ic) {
-        st = groth16_prove_evals(&proof, &stats, &pf, z, NULL, a, b, c, NULL);
+        /* Keep the evaluations: the dense proof below needs them again. */
+        fr_t *abc = malloc(3 * n * sizeof *abc);
+        memcpy(abc, a, n * sizeof *a);
+        memcpy(abc + n, b, n * sizeof *b);
+        memcpy(abc + 2 * n, c, n * sizeof *c);
+        fr_t r, s;
+        test_random_fr(&r);
+        test_random_fr(&s);
+        groth16_prove_options opts = {.fixed_r = &r, .fixed_s = &s};
+        st = groth16_prove_evals(&proof, &stats, &pf, z, NULL, a, b, c, &opts);
         CHECK(st == G16_OK);
         CHECK(groth16_verify(&vk, z + 1, np, &proof) == G16_OK);
+        CHECK(stats.scalars_zero + stats.scalars_one + stats.scalars_other == k.n_a);
+        groth16_proof dense_proof;
+        prove_dense(&dense_proof, &pf, z, abc, &opts);
+        CHECK(memcmp(&dense_proof, &proof, sizeof proof) == 0);
+        free(abc);
         fr_t wrong[N_PUBLIC];
         memcpy(wrong, z + 1, sizeof wrong);
         fr_add(&wrong[0], &wrong[0], &z[0]);
@@ -179,6 +240,81 @@ static void test_roundtrip_and_prove(const groth16_setup_key *key, const synthet
     groth16_vk_free(&vk);
     native_key_close(&k);
     native_key_close(&k); /* harmless twice */
+}
+
+/* Bit `wire` of the bitmap at byte offset off of buf. */
+static bool bit_at(const uint8_t *buf, size_t off, size_t wire)
+{
+    return (buf[off + wire / 8] >> (wire % 8)) & 1;
+}
+
+static void flip_bit(uint8_t *buf, size_t off, size_t wire)
+{
+    buf[off + wire / 8] ^= (uint8_t)(1u << (wire % 8));
+}
+
+/* Density bitmaps that disagree with the header or with the A and B point counts. */
+static void test_density_rejections(const uint8_t *file, size_t size)
+{
+    size_t h = 0, hs = 0, d = 0, ds = 0;
+    CHECK(find_section(file, size, NATIVE_KEY_SECTION_HEADER, &h, &hs));
+    CHECK(find_section(file, size, NATIVE_KEY_SECTION_DENSITY, &d, &ds));
+    uint64_t nv = iden3_le64(file + h + 8), np = iden3_le64(file + h + 16);
+    size_t words = density_words((size_t)nv);
+    size_t in_a_off = h + 44 + 9 + 16, in_b_off = in_a_off + 8;
+    size_t a_bits = d + 8, b_bits = d + 8 + 8 * words;
+    native_key_t k;
+    uint8_t *b = malloc(size);
+
+    /* The wire count. */
+    memcpy(b, file, size);
+    put_le64(b + d, nv - 1);
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "section 3 (density): the bitmaps cover", "n_wires");
+
+    /* A private wire of B dropped: the header's count no longer matches... */
+    size_t wire = (size_t)np + 1;
+    while (wire < nv && !bit_at(file, b_bits, wire))
+        wire++;
+    CHECK(wire < nv);
+    memcpy(b, file, size);
+    flip_bit(b, b_bits, wire);
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "the B bitmap marks", "B density against the header");
+    CHECK(strstr(g16_last_error(), "the header says") != NULL);
+    /* ... and with the header made to agree, B1 holds one point too many. */
+    put_le64(b + in_b_off, iden3_le64(file + in_b_off) - 1);
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "section 5 (B1) is", "B density against B1");
+    CHECK(strstr(g16_last_error(), "wires of the B density") != NULL);
+
+    /* A public wire added to B (the header counts private ones only): B1 is short. */
+    memcpy(b, file, size);
+    for (wire = 1; wire <= np && bit_at(file, b_bits, wire); wire++)
+        ;
+    if (CHECK(wire <= np)) {
+        flip_bit(b, b_bits, wire);
+        expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+               "section 5 (B1) is", "public B wire against B1");
+    }
+
+    /* An A wire dropped, the header adjusted: A holds one point too many. */
+    memcpy(b, file, size);
+    wire = (size_t)nv - 1;
+    flip_bit(b, a_bits, wire);
+    put_le64(b + in_a_off, iden3_le64(file + in_a_off) + (bit_at(file, a_bits, wire) ? -1 : 1));
+    expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+           "section 4 (A) is", "A density against A");
+    CHECK(strstr(g16_last_error(), "wires of the A density") != NULL);
+
+    /* A bit past the last wire. */
+    if (nv % 64) {
+        memcpy(b, file, size);
+        flip_bit(b, a_bits, 64 * words - 1);
+        expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
+               "the A bitmap marks wires past n_vars", "tail bit");
+    }
+    free(b);
 }
 
 static void test_rejections(const char *path)
@@ -201,9 +337,14 @@ static void test_rejections(const char *path)
     expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
            "wrong magic \"z16k\": not a g16k file", "magic");
     memcpy(b, file, size);
-    put_le32(b + 4, 2);
+    put_le32(b + 4, 3);
     expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_UNSUPPORTED,
-           "g16k version 2 is not supported", "version");
+           "g16k version 3 is not supported (expected 1 to 2)", "version");
+    memcpy(b, file, size);
+    put_le32(b + 4, 1);
+    expect(native_key_open_memory(&k, "old.g16k", b, size), G16_ERR_UNSUPPORTED,
+           "old.g16k: g16k version 1 (B1 and B2 stored dense) is no longer read; make the key "
+           "again", "version 1");
 
     size_t h = 0, hs = 0;
     CHECK(find_section(file, size, NATIVE_KEY_SECTION_HEADER, &h, &hs));
@@ -226,7 +367,7 @@ static void test_rejections(const char *path)
     memcpy(b, file, size);
     put_le64(b + h + 8, iden3_le64(file + h + 8) + 1); /* one more variable than stored */
     expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
-           "section 3 (A) is", "n_vars + 1");
+           "section 3 (density): the bitmaps cover", "n_vars + 1");
     memcpy(b, file, size);
     put_le32(b + h + 40, 8); /* name length 9 -> 8: the header no longer adds up */
     expect(native_key_open_memory(&k, "bad.g16k", b, size), G16_ERR_FORMAT,
@@ -259,6 +400,8 @@ static void test_rejections(const char *path)
     }
     free(b);
 
+    test_density_rejections(file, size);
+
     /* Section sizes that disagree with the header, the container kept consistent. */
     static const struct {
         uint32_t id;
@@ -266,11 +409,12 @@ static void test_rejections(const char *path)
         const char *msg;
     } cuts[] = {
         {NATIVE_KEY_SECTION_VERIFYING, 96, "section 2 (verifying points) is"},
-        {NATIVE_KEY_SECTION_A, 96, "section 3 (A) is"},
-        {NATIVE_KEY_SECTION_B1, 1, "section 4 (B1) is"},
-        {NATIVE_KEY_SECTION_B2, 192, "section 5 (B2) is"},
-        {NATIVE_KEY_SECTION_C, 96, "section 6 (C) is"},
-        {NATIVE_KEY_SECTION_H, 96, "section 7 (H) is"},
+        {NATIVE_KEY_SECTION_DENSITY, 8, "section 3 (density) is"},
+        {NATIVE_KEY_SECTION_A, 96, "section 4 (A) is"},
+        {NATIVE_KEY_SECTION_B1, 1, "section 5 (B1) is"},
+        {NATIVE_KEY_SECTION_B2, 192, "section 6 (B2) is"},
+        {NATIVE_KEY_SECTION_C, 96, "section 7 (C) is"},
+        {NATIVE_KEY_SECTION_H, 96, "section 8 (H) is"},
     };
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         size_t n = 0;
@@ -282,16 +426,16 @@ static void test_rejections(const char *path)
         CHECK(strstr(g16_last_error(), "short.g16k: ") == g16_last_error());
         free(s);
     }
-    /* A missing section: the table claims six sections (H dropped). */
+    /* A missing section: the table claims seven sections (H dropped). */
     {
         size_t hoff = 0, hsf = 0;
         CHECK(find_section(file, size, NATIVE_KEY_SECTION_H, &hoff, &hsf));
         size_t n = hoff - IDEN3_SECTION_HEADER_BYTES;
         uint8_t *s = malloc(n);
         memcpy(s, file, n);
-        put_le32(s + 8, 6);
-        expect(native_key_open_memory(&k, "six.g16k", s, n), G16_ERR_FORMAT,
-               "section 7 (H) is missing", "missing H");
+        put_le32(s + 8, NATIVE_KEY_SECTIONS - 1);
+        expect(native_key_open_memory(&k, "seven.g16k", s, n), G16_ERR_FORMAT,
+               "section 8 (H) is missing", "missing H");
         free(s);
     }
 
@@ -320,7 +464,7 @@ static void test_rejections(const char *path)
         tried++;
     }
     expect(native_key_open_memory(&k, "cut.g16k", file, size - 1), G16_ERR_FORMAT,
-           "section 7 (H) runs past the end of the file", "last byte cut");
+           "section 8 (H) runs past the end of the file", "last byte cut");
     CHECK(tried > 4096);
     free(file);
 }
@@ -335,9 +479,16 @@ int main(void)
     g16_status st = cs_create(&cs, CS_SETUP, N_PUBLIC, NULL);
     if (st == G16_OK)
         st = cs_synthesize(cs, synthetic_circuit, &params);
+    uint64_t *cs_density[2] = {NULL, NULL};
     if (st == G16_OK) {
         synthetic_stats_density(&shape, cs);
         st = cs_take_matrices(cs, &mat);
+        /* The constraint system's densities, over the private wires. */
+        size_t bytes = density_words(shape.n_aux) * 8;
+        cs_density[0] = malloc(bytes);
+        cs_density[1] = malloc(bytes);
+        memcpy(cs_density[0], cs_density_a(cs), bytes);
+        memcpy(cs_density[1], cs_density_b(cs), bytes);
     }
     cs_free(cs);
     if (!CHECK(st == G16_OK))
@@ -360,12 +511,22 @@ int main(void)
     st = groth16_setup_with_trapdoor(&key, &mat, trapdoor, NULL);
     if (!CHECK(st == G16_OK))
         return test_finish();
+    /* The setup's densities are the constraint system's on the private wires, and A
+     * holds every public wire (snarkjs's public rows). */
+    size_t first_aux = N_PUBLIC + 1, differ = 0;
+    for (size_t j = 0; j < shape.n_aux; j++)
+        differ += density_has(key.density_a, first_aux + j) != density_has(cs_density[0], j) ||
+                  density_has(key.density_b, first_aux + j) != density_has(cs_density[1], j);
+    CHECK(differ == 0);
+    CHECK(density_count(key.density_a, 0, first_aux) == first_aux);
+    free(cs_density[0]);
+    free(cs_density[1]);
 
     const char *tmpdir = getenv("TMPDIR");
     char path[512];
     snprintf(path, sizeof path, "%s/test_native_key_%ld.g16k", tmpdir ? tmpdir : "/tmp",
              (long)getpid());
-    st = native_key_write(path, &key, "synthetic", N_TARGET, N_PUBLIC, shape.in_a, shape.in_b);
+    st = native_key_write(path, &key, "synthetic", N_TARGET, N_PUBLIC);
     if (!CHECK(st == G16_OK))
         fprintf(stderr, "  write: %s\n", g16_last_error());
     char tmp[600];
@@ -376,12 +537,12 @@ int main(void)
     test_rejections(path);
 
     /* Writing where no file can be made fails cleanly; a too-long name is refused. */
-    expect(native_key_write("/nonexistent/dir/k.g16k", &key, "synthetic", 1, 1, 0, 0),
+    expect(native_key_write("/nonexistent/dir/k.g16k", &key, "synthetic", 1, 1),
            G16_ERR_IO, "/nonexistent/dir/k.g16k.tmp", "unwritable path");
     char long_name[NATIVE_KEY_NAME_MAX + 2];
     memset(long_name, 'x', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = 0;
-    expect(native_key_write(path, &key, long_name, 1, 1, 0, 0), G16_ERR_INVALID_ARGUMENT,
+    expect(native_key_write(path, &key, long_name, 1, 1), G16_ERR_INVALID_ARGUMENT,
            "circuit name of 65 bytes", "long name");
 
     unlink(path);

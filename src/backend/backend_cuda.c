@@ -23,6 +23,7 @@ g16_status backend_cuda_open(backend **out, int device)
 
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_ntt.h"
+#include "groth16/density.h"
 #include "groth16/h_poly.h"
 #include "trace/trace.h"
 #include "util/clock.h"
@@ -134,8 +135,14 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     int dev = cuda_ctx_device(ctx);
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
     size_t vec = n * sizeof(fr_t);
-    void *da = NULL, *db = NULL, *dc = NULL, *dz = NULL;
+    void *da = NULL, *db = NULL, *dc = NULL, *dz = NULL, *dza = NULL, *dzb = NULL;
+    void *gathered = NULL;
     const void *ka, *kb1, *kb2, *kc, *kh;
+    /* Density-compressed keys (groth16/density.h) hold A and B points only for the wires
+     * marked; their scalars are gathered on the host (a copy pass) and uploaded apart. */
+    bool a_whole = !pk->density_a || pk->n_a == nv, b_whole = !pk->density_b || pk->n_b == nv;
+    size_t na = a_whole ? nv : pk->n_a, nb = b_whole ? nv : pk->n_b;
+    const void *zsrc = z_bytes ? (const void *)z_bytes : (const void *)z;
     cuda_msm_info info;
     g16_status st;
     uint64_t window = trace_begin(), span = trace_begin();
@@ -143,9 +150,9 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
 
     /* The key (first partition only), then this partition's vectors. */
     size_t resident_before = cuda_ctx_resident_bytes(ctx);
-    if ((st = cuda_ctx_resident(ctx, &ka, pk->a, nv * 96)) ||
-        (st = cuda_ctx_resident(ctx, &kb1, pk->b1, nv * 96)) ||
-        (st = cuda_ctx_resident(ctx, &kb2, pk->b2, nv * 192)) ||
+    if ((st = cuda_ctx_resident(ctx, &ka, pk->a, na * 96)) ||
+        (st = cuda_ctx_resident(ctx, &kb1, pk->b1, nb * 96)) ||
+        (st = cuda_ctx_resident(ctx, &kb2, pk->b2, nb * 192)) ||
         (st = cuda_ctx_resident(ctx, &kc, pk->c, (nv - np - 1) * 96)) ||
         (st = cuda_ctx_resident(ctx, &kh, pk->h, n * 96)))
         return st;
@@ -157,9 +164,28 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
         (st = cuda_ctx_alloc(ctx, &dc, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
         (st = cuda_ctx_upload(ctx, da, a, vec)) || (st = cuda_ctx_upload(ctx, db, b, vec)) ||
         (st = cuda_ctx_upload(ctx, dc, c, vec)) ||
-        (st = cuda_ctx_upload(ctx, dz, z_bytes ? (const void *)z_bytes : (const void *)z, nv * 32)))
+        (st = cuda_ctx_upload(ctx, dz, zsrc, nv * 32)))
         goto out;
-    trace_end_on(span, TRACE_UPLOAD, dev, 3 * vec + nv * 32, "a, b, c, z");
+    dza = dz;
+    dzb = dz;
+    if (!a_whole || !b_whole) {
+        if (!(gathered = malloc((na > nb ? na : nb) * 32 + 32))) {
+            st = status_fail(G16_ERR_OUT_OF_MEMORY, "gathering %zu witness entries", na > nb ? na : nb);
+            goto out;
+        }
+    }
+    if (!a_whole) {
+        density_gather(gathered, zsrc, pk->density_a, nv);
+        if ((st = cuda_ctx_alloc(ctx, &dza, na * 32)) || (st = cuda_ctx_upload(ctx, dza, gathered, na * 32)))
+            goto out;
+    }
+    if (!b_whole) {
+        density_gather(gathered, zsrc, pk->density_b, nv);
+        if ((st = cuda_ctx_alloc(ctx, &dzb, nb * 32)) || (st = cuda_ctx_upload(ctx, dzb, gathered, nb * 32)))
+            goto out;
+    }
+    trace_end_on(span, TRACE_UPLOAD, dev, 3 * vec + (nv + (a_whole ? 0 : na) + (b_whole ? 0 : nb)) * 32,
+                 "a, b, c, z");
     stats->ms_upload += clock_ms() - t;
 
     /* 2. h, in place in a, on the device: it never comes back to the host. */
@@ -174,13 +200,13 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     t = clock_ms();
     bool mont = z_bytes == NULL;
     const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
-    if ((st = backend_cuda_msm_g1(ctx, &out->a, &info, ka, dz, nv, mont)))
+    if ((st = backend_cuda_msm_g1(ctx, &out->a, &info, ka, dza, na, mont)))
         goto out;
     trace_device_stage(dev, "MSM_A", info.ms_total, 0);
     stats->scalars_zero = info.zeros;
     stats->scalars_one = info.ones;
     stats->scalars_other = info.others;
-    if ((st = backend_cuda_msm_g1(ctx, &out->b1, &info, kb1, dz, nv, mont)))
+    if ((st = backend_cuda_msm_g1(ctx, &out->b1, &info, kb1, dzb, nb, mont)))
         goto out;
     trace_device_stage(dev, "MSM_B1", info.ms_total, 0);
     if ((st = backend_cuda_msm_g1(ctx, &out->c, &info, kc, z_aux, nv - np - 1, mont)))
@@ -191,7 +217,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     trace_device_stage(dev, "MSM_H", info.ms_total, 0);
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
-    if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dz, nv, mont)))
+    if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dzb, nb, mont)))
         goto out;
     trace_device_stage(dev, "MSM_B2", info.ms_total, 0);
     stats->ms_msm_g2 += clock_ms() - t;
@@ -199,7 +225,12 @@ out:
     cuda_ctx_release(ctx, da);
     cuda_ctx_release(ctx, db);
     cuda_ctx_release(ctx, dc);
+    if (dza != dz)
+        cuda_ctx_release(ctx, dza);
+    if (dzb != dz)
+        cuda_ctx_release(ctx, dzb);
     cuda_ctx_release(ctx, dz);
+    free(gathered);
     trace_end_on(window, TRACE_GPU, dev, 0, "partition");
     return st;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cs.h"
+#include "groth16/density.h"
 #include "util/status.h"
 
 static void eval_row(fr_t *out, const constraint_matrices *m, int k, size_t i, const fr_t *z)
@@ -16,14 +17,6 @@ static void eval_row(fr_t *out, const constraint_matrices *m, int k, size_t i, c
     }
 }
 
-static size_t popcount_bits(const uint64_t *v, size_t n)
-{
-    size_t c = 0;
-    for (size_t i = 0; v && i < n; i++)
-        c += (v[i / 64] >> (i % 64)) & 1;
-    return c;
-}
-
 static g16_status run_setup(cs_stats *stats, constraint_matrices *m, cs_circuit_fn circuit,
                             const void *params, size_t n_public)
 {
@@ -33,8 +26,8 @@ static g16_status run_setup(cs_stats *stats, constraint_matrices *m, cs_circuit_
         return st;
     if ((st = cs_synthesize(cs, circuit, params)) == G16_OK) {
         stats->n_aux = cs_num_aux(cs);
-        stats->density_a = popcount_bits(cs_density_a(cs), stats->n_aux);
-        stats->density_b = popcount_bits(cs_density_b(cs), stats->n_aux);
+        stats->density_a = density_count(cs_density_a(cs), 0, stats->n_aux);
+        stats->density_b = density_count(cs_density_b(cs), 0, stats->n_aux);
         st = cs_take_matrices(cs, m);
     }
     cs_free(cs);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groth16/density.h"
 #include "sha256.h"
 
 /* Plays the part of Filecoin's PoRep id: fixes the parent graph for every partition. */
@@ -330,22 +331,12 @@ g16_status synthetic_circuit(cs_t *cs, const void *params)
 
 /* --- statistics ---------------------------------------------------------------------------- */
 
-static size_t popcount(const uint64_t *v, size_t n)
-{
-    size_t c = 0;
-    for (size_t i = 0; v && i < n / 64; i++)
-        c += (size_t)__builtin_popcountll(v[i]);
-    if (v && n % 64)
-        c += (size_t)__builtin_popcountll(v[n / 64] & ((1ull << (n % 64)) - 1));
-    return c;
-}
-
 void synthetic_stats_density(synthetic_stats *s, const cs_t *setup_cs)
 {
     s->n_aux = cs_num_aux(setup_cs);
     s->n_constraints = cs_num_constraints(setup_cs);
-    s->in_a = popcount(cs_density_a(setup_cs), s->n_aux);
-    s->in_b = popcount(cs_density_b(setup_cs), s->n_aux);
+    s->in_a = density_count(cs_density_a(setup_cs), 0, s->n_aux);
+    s->in_b = density_count(cs_density_b(setup_cs), 0, s->n_aux);
     s->density_a = s->n_aux ? (double)s->in_a / (double)s->n_aux : 0;
     s->density_b = s->n_aux ? (double)s->in_b / (double)s->n_aux : 0;
 }

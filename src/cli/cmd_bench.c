@@ -1,10 +1,10 @@
 /* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
  *           [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]
- *           [--trace FILE] [--timeline]
- * A job of P partitions of a native circuit on the CPU: setup once (development setup,
- * in memory), then for each partition synthesize its witness (seed = partition index),
- * prove, verify; per-stage times, constraints per second, proofs per hour and peak
- * memory. --proofs writes the P proofs as 192-byte zcash-encoded records; --out DIR
+ *           [--backend cpu|cuda|auto] [--trace FILE] [--timeline]
+ * A job (job/job.h) of P partitions of a native circuit on the chosen backend: setup once
+ * (development setup, in memory), then for each partition synthesize its witness (seed =
+ * partition index), prove, verify; per-stage times, constraints per second, proofs per
+ * hour and peak memory. --proofs writes the P proofs as 192-byte zcash-encoded records; --out DIR
  * writes verification_key.json and, per partition, proof_P.bin and public_P.json, which
  * `g16 verify` checks.
  * --key caches the key in a native key file (io/native_key.h): an existing FILE made for
@@ -30,6 +30,7 @@
 #include "io/snarkjs_json.h"
 #include "io/native_key.h"
 #include "trace/trace_session.h"
+#include "job/job.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -63,6 +64,13 @@ static void progress_clear(void)
 
 static void setup_stage(const char *stage) { progress("setup: %s", stage); }
 
+static size_t g_partitions;
+
+static void partition_stage(void *ctx, size_t p, const char *stage)
+{
+    progress("partition %zu/%zu: %s", p + 1, g_partitions, stage);
+}
+
 /* Touches every page of a mapped key, so that the load time includes reading it in and
  * the first partition's MSMs do not pay for the page faults. */
 static void read_in(const uint8_t *p, uint64_t n)
@@ -81,35 +89,6 @@ static int usage(void)
                     "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
                     "       [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n");
     return 2;
-}
-
-/* Synthesizes one partition into the prover's buffers: z, and a, b, c over the whole
- * domain with the snarkjs public rows (a[m+s] = z_s) that the key's setup assumed. */
-static g16_status synthesize(const synthetic_params *params, size_t n_public, fr_t *z,
-                             size_t n_vars, fr_t *a, fr_t *b, fr_t *c, size_t domain,
-                             size_t n_constraints)
-{
-    /* PROVE writes every constraint row; only the rows past them need clearing (the
-     * public rows are set below). */
-    size_t tail = domain - n_constraints;
-    memset(a + n_constraints, 0, tail * sizeof *a);
-    memset(b + n_constraints, 0, tail * sizeof *b);
-    memset(c + n_constraints, 0, tail * sizeof *c);
-    cs_prove_buffers bufs = {.z = z, .z_cap = n_vars, .a = a, .b = b, .c = c,
-                             .abc_cap = n_constraints};
-    cs_t *cs;
-    g16_status st = cs_create(&cs, CS_PROVE, n_public, &bufs);
-    if (st)
-        return st;
-    st = cs_synthesize(cs, synthetic_circuit, params);
-    if (!st && cs_num_constraints(cs) != n_constraints)
-        st = status_fail(G16_ERR_INTERNAL, "partition seed %llu gave %zu constraints, the key "
-                         "has %zu", (unsigned long long)params->seed, cs_num_constraints(cs),
-                         n_constraints);
-    cs_free(cs);
-    for (size_t s = 0; !st && s <= n_public; s++)
-        a[n_constraints + s] = z[s];
-    return st;
 }
 
 /* --synth-only: the witness side alone (no setup, no key, no proof), so synthesis speed
@@ -230,7 +209,10 @@ int cmd_bench(int argc, char **argv)
     native_key_t nkey = {0};
     groth16_vk vk = {0};
     groth16_prover_key pk;
-    fr_t *z = NULL, *a = NULL, *b = NULL, *c = NULL;
+    job_t *job = NULL;
+    job_buffers bufs = {0};
+    synthetic_params *part_params = NULL;
+    const void **part_ptrs = NULL;
     FILE *proofs = NULL;
     backend *be = NULL;
     trace_session *trace = NULL;
@@ -287,10 +269,10 @@ int cmd_bench(int argc, char **argv)
             goto fail;
         ms_setup = clock_ms() - t;
         m = matrices.n_constraints;
+        constraint_matrices_free(&matrices); /* ~40 bytes per term, unused from here */
         if (key_path) {
             progress("key: writing %s", key_path);
-            if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public,
-                                       shape.in_a, shape.in_b)))
+            if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public)))
                 goto fail;
         }
         groth16_prover_key_from_setup(&pk, &key);
@@ -318,14 +300,24 @@ int cmd_bench(int argc, char **argv)
     backend_prove_options(be, &prove_opts);
     printf("  backend: %s\n", be->description);
 
-    z = malloc(nv * sizeof *z);
-    a = malloc(domain * sizeof *a);
-    b = malloc(domain * sizeof *b);
-    c = malloc(domain * sizeof *c);
-    if (!z || !a || !b || !c) {
-        fprintf(stderr, "g16 bench: out of memory for %zu-element buffers\n", domain);
+    /* The job: partition p is the synthetic circuit with seed p, all sharing the key. */
+    part_params = calloc(partitions, sizeof *part_params);
+    part_ptrs = calloc(partitions, sizeof *part_ptrs);
+    if (!part_params || !part_ptrs) {
+        fprintf(stderr, "g16 bench: out of memory for %zu partitions\n", partitions);
         goto out;
     }
+    for (size_t p = 0; p < partitions; p++) {
+        part_params[p] = params;
+        part_params[p].seed = p;
+        part_ptrs[p] = &part_params[p];
+    }
+    job_config jc = {.circuit = synthetic_circuit, .params = part_ptrs,
+                     .n_partitions = partitions, .n_public = n_public, .n_constraints = m,
+                     .pk = &pk, .vk = &vk, .on_stage = partition_stage,
+                     .prove_opts = &prove_opts};
+    if ((st = job_create(&job, &jc)) || (st = job_buffers_alloc(&bufs, job)))
+        goto fail;
     if (proofs_path && !(proofs = fopen(proofs_path, "wb"))) {
         perror(proofs_path);
         goto out;
@@ -337,38 +329,26 @@ int cmd_bench(int argc, char **argv)
             goto fail;
     }
 
-    double sum_synth = 0, sum_h = 0, sum_g1 = 0, sum_g2 = 0, sum_verify = 0, sum_total = 0;
-    printf("  %-9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "H ms",
-           "G1 MSM", "G2 MSM", "verify", "total ms", "witness 0/1/other");
+    double sum_synth = 0, sum_up = 0, sum_h = 0, sum_g1 = 0, sum_g2 = 0, sum_verify = 0,
+           sum_total = 0;
+    printf("  %-9s %9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "upload",
+           "H ms", "G1 MSM", "G2 MSM", "verify", "total ms", "witness 0/1/other");
+    g_partitions = partitions;
     for (size_t p = 0; p < partitions; p++) {
-        double tp = clock_ms();
-        progress("partition %zu/%zu: synthesizing", p + 1, partitions);
-        params.seed = p;
-        trace_context_set(0, (int32_t)p);
-        uint64_t trace_t = trace_begin();
-        if ((st = synthesize(&params, n_public, z, nv, a, b, c, domain, m)))
-            goto fail;
-        trace_end(trace_t, TRACE_SYNTH, "synthetic");
-        double ms_synth = clock_ms() - tp;
-        progress("partition %zu/%zu: proving", p + 1, partitions);
-        groth16_prove_stats stats = {0};
-        groth16_proof proof;
-        if ((st = groth16_prove_evals(&proof, &stats, &pk, z, NULL, a, b, c, &prove_opts)))
-            goto fail;
-        t = clock_ms();
-        trace_t = trace_begin();
-        st = groth16_verify(&vk, z + 1, n_public, &proof);
-        trace_end(trace_t, TRACE_VERIFY, "");
-        double ms_verify = clock_ms() - t;
-        if (st) {
-            fprintf(stderr, "\ng16 bench: partition %zu: %s\n", p, g16_last_error());
+        st = job_prove_partition(job, p, &bufs);
+        const job_result *r = job_get_result(job, p);
+        if (st == G16_ERR_VERIFY_FAILED) {
+            progress_clear();
+            fprintf(stderr, "g16 bench: %s\n", r->error);
             rc = 1;
             goto out;
         }
-        double ms_total = clock_ms() - tp;
+        if (st)
+            goto fail;
+        const groth16_proof *proof = &r->proof;
         if (proofs) {
             uint8_t rec[PROOF_BIN_BYTES];
-            proof_bin_encode(rec, &proof);
+            proof_bin_encode(rec, proof);
             if (fwrite(rec, sizeof rec, 1, proofs) != 1) {
                 perror(proofs_path);
                 goto out;
@@ -378,27 +358,29 @@ int cmd_bench(int argc, char **argv)
             /* What `g16 verify` needs per partition: the 192-byte proof and its inputs. */
             char path[4096];
             snprintf(path, sizeof path, "%s/proof_%zu.bin", out_dir, p);
-            if ((st = proof_bin_write(path, &proof)))
+            if ((st = proof_bin_write(path, proof)))
                 goto fail;
             snprintf(path, sizeof path, "%s/public_%zu.json", out_dir, p);
-            if ((st = json_write_public(path, z + 1, n_public)))
+            if ((st = json_write_public(path, r->public_inputs, n_public)))
                 goto fail;
         }
         progress_clear();
-        printf("  %-9zu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %zu/%zu/%zu\n", p, ms_synth,
-               stats.ms_h, stats.ms_msm_g1, stats.ms_msm_g2, ms_verify, ms_total,
-               stats.scalars_zero, stats.scalars_one, stats.scalars_other);
+        printf("  %-9zu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %zu/%zu/%zu\n", p,
+               r->ms_synth, r->ms_upload, r->ms_h, r->ms_msm_g1, r->ms_msm_g2, r->ms_verify, r->ms_total,
+               r->scalars_zero, r->scalars_one, r->scalars_other);
         fflush(stdout);
         trace_session_partition_done(trace, 0, (int32_t)p);
-        sum_synth += ms_synth;
-        sum_h += stats.ms_h;
-        sum_g1 += stats.ms_msm_g1;
-        sum_g2 += stats.ms_msm_g2;
-        sum_verify += ms_verify;
-        sum_total += ms_total;
+        sum_synth += r->ms_synth;
+        sum_up += r->ms_upload;
+        sum_h += r->ms_h;
+        sum_g1 += r->ms_msm_g1;
+        sum_g2 += r->ms_msm_g2;
+        sum_verify += r->ms_verify;
+        sum_total += r->ms_total;
     }
     double k = (double)partitions;
-    printf("  %-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", "average", sum_synth / k, sum_h / k,
+    printf("  %-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", "average", sum_synth / k,
+           sum_up / k, sum_h / k,
            sum_g1 / k, sum_g2 / k, sum_verify / k, sum_total / k);
     printf("  synthesis: %.2f M constraints/s; proving: %.1f proofs/hour (%.2f s per "
            "partition); every proof verified\n",
@@ -422,10 +404,10 @@ out:
         perror(proofs_path);
         rc = 2;
     }
-    free(z);
-    free(a);
-    free(b);
-    free(c);
+    job_buffers_free(&bufs);
+    job_free(job);
+    free(part_params);
+    free(part_ptrs);
     cs_free(cs);
     backend_close(be);
     if (loaded)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "curve/encoding.h"
+#include "groth16/density.h"
 #include "groth16/h_poly.h"
 #include "groth16/secret.h"
 #include "msm/msm.h"
@@ -150,6 +151,7 @@ void groth16_prover_key_from_zkey(groth16_prover_key *pk, const zkey_t *key)
         .n_vars = key->n_vars, .n_public = key->n_public, .domain_size = key->domain_size,
         .log2_domain = key->log2_domain, .alpha1 = key->alpha1, .beta1 = key->beta1,
         .delta1 = key->delta1, .beta2 = key->beta2, .delta2 = key->delta2,
+        .n_a = key->n_vars, .n_b = key->n_vars,
         .a = key->a.data, .b1 = key->b1.data, .b2 = key->b2.data, .c = key->c.data,
         .h = key->h.data};
 }
@@ -163,9 +165,28 @@ void groth16_prover_key_from_setup(groth16_prover_key *pk, const groth16_setup_k
         .n_vars = key->n_vars, .n_public = key->n_public, .domain_size = key->domain_size,
         .log2_domain = log2, .alpha1 = key->alpha1, .beta1 = key->beta1,
         .delta1 = key->delta1, .beta2 = key->beta2, .delta2 = key->delta2,
-        .a = (const uint8_t *)key->a, .b1 = (const uint8_t *)key->b1,
+        .density_a = key->density_a, .density_b = key->density_b, .n_a = key->n_a,
+        .n_b = key->n_b, .a = (const uint8_t *)key->a, .b1 = (const uint8_t *)key->b1,
         .b2 = (const uint8_t *)key->b2, .c = (const uint8_t *)key->c,
         .h = (const uint8_t *)key->h};
+}
+
+/* The scalars of one query: the whole witness (n_vars entries: no density, or every wire
+ * marked), or the count entries of the wires marked in density, gathered. */
+static g16_status query_scalars(msm_scalars **out, const uint64_t *density, size_t count,
+                                const fr_t *z, const uint8_t *z_bytes, size_t n_vars)
+{
+    if (!density || count == n_vars)
+        return z_bytes ? msm_scalars_prepare(out, z_bytes, n_vars)
+                       : msm_scalars_prepare_fr(out, z, n_vars);
+    fr_t *g = malloc((count ? count : 1) * sizeof *g);
+    if (!g)
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "gathering %zu witness entries", count);
+    density_gather(g, z_bytes ? (const void *)z_bytes : (const void *)z, density, n_vars);
+    g16_status st = z_bytes ? msm_scalars_prepare(out, (const uint8_t *)g, count)
+                            : msm_scalars_prepare_fr(out, g, count);
+    free(g);
+    return st;
 }
 
 g16_status groth16_assemble(groth16_proof *proof, const groth16_prover_key *pk,
@@ -224,7 +245,8 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
                                const groth16_prove_options *opts)
 {
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
-    msm_scalars *zs = NULL, *z_aux = NULL, *hs = NULL;
+    msm_scalars *zs = NULL, *zb_own = NULL, *z_aux = NULL, *hs = NULL;
+    const msm_scalars *zb;
     g16_status st;
     double t;
     uint64_t trace_prove = trace_begin(), trace_stage = trace_begin();
@@ -248,17 +270,21 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     stats->ms_h += clock_ms() - t;
     trace_end(trace_stage, TRACE_KERNEL, "NTT/H");
 
-    /* 3. MSMs. The witness is classified once for A, B1 and B2. */
+    /* 3. MSMs. The witness is classified once for A and once for B1 and B2, or once for
+     * all three when both queries cover every wire (a dense key). */
     t = clock_ms();
     g1_jac_t msm_a, msm_b1, msm_c, msm_h;
     g2_jac_t msm_b2;
     trace_stage = trace_begin();
-    if (z_bytes)
-        st = msm_scalars_prepare(&zs, z_bytes, nv);
-    else
-        st = msm_scalars_prepare_fr(&zs, z, nv);
-    if (st)
+    if ((st = query_scalars(&zs, pk->density_a, pk->n_a, z, z_bytes, nv)))
         goto out;
+    zb = zs;
+    bool a_whole = !pk->density_a || pk->n_a == nv, b_whole = !pk->density_b || pk->n_b == nv;
+    if (!(a_whole && b_whole) &&
+        (st = query_scalars(&zb_own, pk->density_b, pk->n_b, z, z_bytes, nv)))
+        goto out;
+    if (zb_own)
+        zb = zb_own;
     if (z_bytes)
         st = msm_scalars_prepare(&z_aux, z_bytes + (np + 1) * 32, nv - np - 1);
     else
@@ -268,14 +294,14 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     msm_scalars_counts(zs, &stats->scalars_zero, &stats->scalars_one, &stats->scalars_other);
     trace_end(trace_stage, TRACE_KERNEL, "scalars");
     if ((st = msm_g1_stage(&msm_a, pk->a, zs, "MSM_A")) ||
-        (st = msm_g1_stage(&msm_b1, pk->b1, zs, "MSM_B1")) ||
+        (st = msm_g1_stage(&msm_b1, pk->b1, zb, "MSM_B1")) ||
         (st = msm_g1_stage(&msm_c, pk->c, z_aux, "MSM_C")) ||
         (st = msm_g1_stage(&msm_h, pk->h, hs, "MSM_H")))
         goto out;
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
     trace_stage = trace_begin();
-    if ((st = msm_g2_run(&msm_b2, pk->b2, zs)))
+    if ((st = msm_g2_run(&msm_b2, pk->b2, zb)))
         goto out;
     stats->ms_msm_g2 += clock_ms() - t;
     trace_end(trace_stage, TRACE_KERNEL, "MSM_B2");
@@ -287,6 +313,7 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     trace_end(trace_stage, TRACE_FINALIZE, "assemble");
 out:
     msm_scalars_free(zs);
+    msm_scalars_free(zb_own);
     msm_scalars_free(z_aux);
     msm_scalars_free(hs);
     trace_end(trace_prove, TRACE_PROVE, "");

@@ -24,7 +24,7 @@ typedef struct groth16_prove_stats_s {
     double ms_msm_g2;    /* the B2 MSM */
     double ms_upload;    /* host-to-device copies (GPU backends) */
     double ms_total;
-    size_t scalars_zero, scalars_one, scalars_other; /* the witness's mix */
+    size_t scalars_zero, scalars_one, scalars_other; /* the mix of A's witness scalars */
 } groth16_prove_stats;
 
 struct groth16_prover_key_s;
@@ -46,16 +46,23 @@ typedef struct {
     void *partition_ctx;
 } groth16_prove_options;
 
-/* The points a prover reads, wherever they live (a mapped .zkey, a key made in memory by
- * groth16_setup): arrays in the layout of the .zkey point sections (g1_affine_t /
- * g2_affine_t, any alignment, all-zero = infinity). */
+/* The points a prover reads, wherever they live (a mapped .zkey or native key, a key made
+ * in memory by groth16_setup): arrays in the layout of the .zkey point sections
+ * (g1_affine_t / g2_affine_t, any alignment, all-zero = infinity).
+ *
+ * A, B1 and B2 are dense (a point per wire) when their density is NULL, and otherwise
+ * density-compressed (groth16/density.h): points only for the wires marked in density_a
+ * (n_a of them) and density_b (n_b), and the prover gathers the matching witness entries
+ * before those MSMs. */
 typedef struct groth16_prover_key_s {
     size_t n_vars, n_public, domain_size;
     unsigned log2_domain;
     g1_affine_t alpha1, beta1, delta1;
     g2_affine_t beta2, delta2;
-    const uint8_t *a, *b1; /* G1, n_vars each */
-    const uint8_t *b2;     /* G2, n_vars */
+    const uint64_t *density_a, *density_b; /* NULL: dense */
+    size_t n_a, n_b;       /* points in a, in b1 and b2 (n_vars when dense) */
+    const uint8_t *a, *b1; /* G1, n_a and n_b */
+    const uint8_t *b2;     /* G2, n_b */
     const uint8_t *c;      /* G1, n_vars - n_public - 1 */
     const uint8_t *h;      /* G1, domain_size */
 } groth16_prover_key;

@@ -42,17 +42,23 @@ typedef struct {
 g16_status constraint_matrices_from_r1cs(constraint_matrices *cs, const r1cs_t *r1cs);
 void constraint_matrices_free(constraint_matrices *cs);
 
-/* A proving key in memory, laid out as the .zkey sections. */
+/* A proving key in memory, laid out as the .zkey sections except that A, B1 and B2 are
+ * density-compressed (groth16/density.h): they hold points only for the wires marked in
+ * density_a (A) and density_b (B1, B2), in wire order. zkey_write expands them (infinity
+ * for the unmarked wires); the native key file stores them as they are. */
 typedef struct {
     size_t n_vars, n_public, domain_size, n_constraints;
     g1_affine_t alpha1, beta1, delta1;
     g2_affine_t beta2, gamma2, delta2;
-    g1_affine_t *ic; /* n_public + 1 */
-    g1_affine_t *a;  /* n_vars */
-    g1_affine_t *b1; /* n_vars */
-    g2_affine_t *b2; /* n_vars */
-    g1_affine_t *c;  /* n_vars - n_public - 1 */
-    g1_affine_t *h;  /* domain_size */
+    g1_affine_t *ic;       /* n_public + 1 */
+    uint64_t *density_a;   /* density_words(n_vars) words: the wires with an A point */
+    uint64_t *density_b;   /* ... with a B1 and a B2 point */
+    size_t n_a, n_b;       /* marked wires in density_a, in density_b */
+    g1_affine_t *a;        /* n_a */
+    g1_affine_t *b1;       /* n_b */
+    g2_affine_t *b2;       /* n_b */
+    g1_affine_t *c;        /* n_vars - n_public - 1 */
+    g1_affine_t *h;        /* domain_size */
 } groth16_setup_key;
 
 /* The snarkjs domain size for m constraints and nPublic public signals. Returns 0 when
@@ -60,7 +66,14 @@ typedef struct {
 size_t setup_domain_size(size_t n_constraints, size_t n_public);
 
 /* Runs the setup on every thread of the pool. progress (may be NULL) is called with a
- * short stage name as each stage starts. Free the key with groth16_setup_key_free. */
+ * short stage name as each stage starts. Free the key with groth16_setup_key_free.
+ *
+ * Costs (2^20 constraints of the synthetic circuit, 2 threads of the dev machine: README):
+ * the QAP columns at tau (Lagrange basis by batch inversion per chunk; the matrices'
+ * terms accumulated by wire owners, see qap_columns in setup.c), then one fixed-base
+ * product per key point: n_a + n_b + (n_vars - n_public - 1) + n_public + 1 + domain_size
+ * in G1 and n_b in G2, with 2^(w-1)-point signed windows sized to that count
+ * (curve/fixed_base.h). */
 g16_status groth16_setup(groth16_setup_key *key, const constraint_matrices *cs,
                          void (*progress)(const char *stage));
 

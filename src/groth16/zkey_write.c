@@ -2,11 +2,30 @@
  * sections 1 (protocol), 2 (header), 3 (IC), 4 (coefficients), 5 (A), 6 (B1), 7 (B2),
  * 8 (C), 9 (H) and 10 (an empty list of MPC contributions). */
 
+#include "groth16/density.h"
 #include "io/iden3_write.h"
 #include "setup.h"
 
 /* A coefficient entry stores value * R^2 mod r ("double Montgomery"): the Montgomery
  * form of (value * R), i.e. our element times the element whose value is R. */
+/* The n_wires points of a dense query from the compressed points of the wires marked
+ * in density (groth16/density.h): infinity (all zero) for the others. */
+static void put_dense_g1s(iden3_writer *w, const g1_affine_t *pts, const uint64_t *density,
+                          size_t n_wires)
+{
+    static const g1_affine_t infinity;
+    for (size_t j = 0; j < n_wires; j++)
+        iden3_put_g1s(w, density_has(density, j) ? pts++ : &infinity, 1);
+}
+
+static void put_dense_g2s(iden3_writer *w, const g2_affine_t *pts, const uint64_t *density,
+                          size_t n_wires)
+{
+    static const g2_affine_t infinity;
+    for (size_t j = 0; j < n_wires; j++)
+        iden3_put_g2s(w, density_has(density, j) ? pts++ : &infinity, 1);
+}
+
 static void put_coef(iden3_writer *w, uint32_t matrix, uint32_t constraint, uint32_t signal,
                      const fr_t *value, const fr_t *r_elem)
 {
@@ -75,12 +94,13 @@ g16_status zkey_write(const char *path, const groth16_setup_key *key,
     for (size_t s = 0; s <= np; s++)
         put_coef(w, 0, (uint32_t)(m + s), (uint32_t)s, &one, &r_elem);
 
+    /* .zkey queries are dense: the unmarked wires get the point at infinity. */
     iden3_put_section(w, 5, nv * G1);
-    iden3_put_g1s(w, key->a, nv);
+    put_dense_g1s(w, key->a, key->density_a, nv);
     iden3_put_section(w, 6, nv * G1);
-    iden3_put_g1s(w, key->b1, nv);
+    put_dense_g1s(w, key->b1, key->density_b, nv);
     iden3_put_section(w, 7, nv * G2);
-    iden3_put_g2s(w, key->b2, nv);
+    put_dense_g2s(w, key->b2, key->density_b, nv);
     iden3_put_section(w, 8, (nv - np - 1) * G1);
     iden3_put_g1s(w, key->c, nv - np - 1);
     iden3_put_section(w, 9, key->domain_size * G1);

@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include "curve/encoding.h"
+#include "groth16/density.h"
 #include "util/status.h"
 
 static const char *const SECTION_NAMES[] = {
     [NATIVE_KEY_SECTION_HEADER] = "header",
     [NATIVE_KEY_SECTION_VERIFYING] = "verifying points",
+    [NATIVE_KEY_SECTION_DENSITY] = "density",
     [NATIVE_KEY_SECTION_A] = "A",
     [NATIVE_KEY_SECTION_B1] = "B1",
     [NATIVE_KEY_SECTION_B2] = "B2",
@@ -22,7 +24,7 @@ static const char *const SECTION_NAMES[] = {
 
 static const iden3_format_t NATIVE_KEY_FORMAT = {
     .magic = {'g', '1', '6', 'k'},
-    .min_version = NATIVE_KEY_VERSION,
+    .min_version = 1, /* opened to say plainly why it is refused */
     .max_version = NATIVE_KEY_VERSION,
     .section_names = SECTION_NAMES,
     .n_section_names = sizeof SECTION_NAMES / sizeof SECTION_NAMES[0],
@@ -42,8 +44,7 @@ enum {
 /* --- writing ------------------------------------------------------------------------------ */
 
 g16_status native_key_write(const char *path, const groth16_setup_key *key, const char *circuit,
-                            uint64_t param_n, uint64_t param_public, uint64_t in_a,
-                            uint64_t in_b)
+                            uint64_t param_n, uint64_t param_public)
 {
     if (!path || !key || !circuit)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "native_key_write: null argument");
@@ -53,17 +54,21 @@ g16_status native_key_write(const char *path, const groth16_setup_key *key, cons
                            "native_key_write: circuit name of %zu bytes (at most %d)", name_len,
                            NATIVE_KEY_NAME_MAX);
     size_t nv = key->n_vars, np = key->n_public, n = key->domain_size;
-    if (np >= nv || !key->ic || !key->a || !key->b1 || !key->b2 || (!key->c && nv > np + 1) ||
-        !key->h)
+    if (np >= nv || !key->ic || !key->density_a || !key->density_b || !key->a || !key->b1 ||
+        !key->b2 || (!key->c && nv > np + 1) || !key->h)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "native_key_write: incomplete key");
-    size_t n_priv = nv - np - 1;
+    size_t n_priv = nv - np - 1, words = density_words(nv);
+    if (density_count(key->density_a, 0, nv) != key->n_a ||
+        density_count(key->density_b, 0, nv) != key->n_b)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "native_key_write: the densities do not match the point counts");
 
     iden3_writer *w;
     g16_status st = iden3_writer_open(&w, path);
     if (st != G16_OK)
         return st;
 
-    iden3_put_file_header(w, NATIVE_KEY_FORMAT.magic, NATIVE_KEY_VERSION, 7);
+    iden3_put_file_header(w, NATIVE_KEY_FORMAT.magic, NATIVE_KEY_VERSION, NATIVE_KEY_SECTIONS);
 
     iden3_put_section(w, NATIVE_KEY_SECTION_HEADER, HEADER_FIXED_BYTES + name_len);
     iden3_put_u32(w, NATIVE_KEY_CURVE_BLS12_381);
@@ -76,8 +81,8 @@ g16_status native_key_write(const char *path, const groth16_setup_key *key, cons
     iden3_put_bytes(w, circuit, name_len);
     iden3_put_u64(w, param_n);
     iden3_put_u64(w, param_public);
-    iden3_put_u64(w, in_a);
-    iden3_put_u64(w, in_b);
+    iden3_put_u64(w, density_count(key->density_a, np + 1, nv));
+    iden3_put_u64(w, density_count(key->density_b, np + 1, nv));
 
     iden3_put_section(w, NATIVE_KEY_SECTION_VERIFYING,
                 VERIFYING_FIXED_BYTES + (uint64_t)(np + 1) * NATIVE_KEY_G1_BYTES);
@@ -89,12 +94,19 @@ g16_status native_key_write(const char *path, const groth16_setup_key *key, cons
     iden3_put_g2s(w, &key->delta2, 1);
     iden3_put_g1s(w, key->ic, np + 1);
 
-    iden3_put_section(w, NATIVE_KEY_SECTION_A, (uint64_t)nv * NATIVE_KEY_G1_BYTES);
-    iden3_put_g1s(w, key->a, nv);
-    iden3_put_section(w, NATIVE_KEY_SECTION_B1, (uint64_t)nv * NATIVE_KEY_G1_BYTES);
-    iden3_put_g1s(w, key->b1, nv);
-    iden3_put_section(w, NATIVE_KEY_SECTION_B2, (uint64_t)nv * NATIVE_KEY_G2_BYTES);
-    iden3_put_g2s(w, key->b2, nv);
+    iden3_put_section(w, NATIVE_KEY_SECTION_DENSITY, 8 + 2 * (uint64_t)words * 8);
+    iden3_put_u64(w, nv);
+    for (size_t i = 0; i < words; i++)
+        iden3_put_u64(w, key->density_a[i]);
+    for (size_t i = 0; i < words; i++)
+        iden3_put_u64(w, key->density_b[i]);
+
+    iden3_put_section(w, NATIVE_KEY_SECTION_A, (uint64_t)key->n_a * NATIVE_KEY_G1_BYTES);
+    iden3_put_g1s(w, key->a, key->n_a);
+    iden3_put_section(w, NATIVE_KEY_SECTION_B1, (uint64_t)key->n_b * NATIVE_KEY_G1_BYTES);
+    iden3_put_g1s(w, key->b1, key->n_b);
+    iden3_put_section(w, NATIVE_KEY_SECTION_B2, (uint64_t)key->n_b * NATIVE_KEY_G2_BYTES);
+    iden3_put_g2s(w, key->b2, key->n_b);
     iden3_put_section(w, NATIVE_KEY_SECTION_C, (uint64_t)n_priv * NATIVE_KEY_G1_BYTES);
     iden3_put_g1s(w, key->c, n_priv);
     iden3_put_section(w, NATIVE_KEY_SECTION_H, (uint64_t)n * NATIVE_KEY_G1_BYTES);
@@ -249,20 +261,79 @@ static g16_status read_verifying(native_key_t *k)
     return G16_OK;
 }
 
+/* The density bitmaps, copied out of the mapping and checked against the header. */
+static g16_status read_density(native_key_t *k)
+{
+    const iden3_section_t *s;
+    g16_status st = iden3_require(&s, &k->file, NATIVE_KEY_SECTION_DENSITY);
+    if (st != G16_OK)
+        return st;
+    const uint32_t id = s->id;
+    size_t nv = k->n_vars, words = density_words(nv);
+    /* nv < 2^32: no wrap. */
+    uint64_t want = 8 + 2 * (uint64_t)words * 8;
+    if (s->size != want)
+        return iden3_fail(&k->file, id, G16_ERR_FORMAT,
+                          "is %llu bytes, expected %llu for n_vars = %zu (the wire count and "
+                          "two bitmaps of %zu words)",
+                          (unsigned long long)s->size, (unsigned long long)want, nv, words);
+    uint64_t n_wires = iden3_le64(s->data);
+    if (n_wires != nv)
+        return iden3_fail(&k->file, id, G16_ERR_FORMAT,
+                          ": the bitmaps cover %llu wires, the header has n_vars = %zu",
+                          (unsigned long long)n_wires, nv);
+    k->density_a = malloc(words * sizeof *k->density_a);
+    k->density_b = malloc(words * sizeof *k->density_b);
+    if (!k->density_a || !k->density_b)
+        return iden3_fail(&k->file, id, G16_ERR_OUT_OF_MEMORY, ": %zu words of bitmaps",
+                          2 * words);
+    for (size_t i = 0; i < words; i++) {
+        k->density_a[i] = iden3_le64(s->data + 8 + 8 * i);
+        k->density_b[i] = iden3_le64(s->data + 8 + 8 * (words + i));
+    }
+    const struct {
+        const char *name;
+        const uint64_t *bits;
+        uint64_t header;
+        size_t *count;
+    } maps[] = {{"A", k->density_a, k->in_a, &k->n_a}, {"B", k->density_b, k->in_b, &k->n_b}};
+    for (size_t i = 0; i < 2; i++) {
+        if (!density_tail_clear(maps[i].bits, nv))
+            return iden3_fail(&k->file, id, G16_ERR_FORMAT,
+                              ": the %s bitmap marks wires past n_vars = %zu", maps[i].name,
+                              nv);
+        size_t priv = density_count(maps[i].bits, k->n_public + 1, nv);
+        if (priv != maps[i].header)
+            return iden3_fail(&k->file, id, G16_ERR_FORMAT,
+                              ": the %s bitmap marks %zu private variables, the header "
+                              "says %llu",
+                              maps[i].name, priv, (unsigned long long)maps[i].header);
+        *maps[i].count = density_count(maps[i].bits, 0, nv);
+    }
+    return G16_OK;
+}
+
 static g16_status parse(native_key_t *k)
 {
     g16_status st;
-    if ((st = read_header(k)) != G16_OK || (st = read_verifying(k)) != G16_OK)
+    if (k->file.version == 1)
+        return iden3_fail_file(&k->file, G16_ERR_UNSUPPORTED,
+                               "g16k version 1 (B1 and B2 stored dense) is no longer read; "
+                               "make the key again (delete the file, and g16 bench --key "
+                               "writes a version %d key)",
+                               NATIVE_KEY_VERSION);
+    if ((st = read_header(k)) != G16_OK || (st = read_verifying(k)) != G16_OK ||
+        (st = read_density(k)) != G16_OK)
         return st;
-    char vars[64], priv[64], dom[64];
-    snprintf(vars, sizeof vars, "n_vars = %zu", k->n_vars);
+    char in_a[80], in_b[80], priv[64], dom[64];
+    snprintf(in_a, sizeof in_a, "the %zu wires of the A density", k->n_a);
+    snprintf(in_b, sizeof in_b, "the %zu wires of the B density", k->n_b);
     snprintf(priv, sizeof priv, "n_vars - n_public - 1 = %zu", k->n_vars - k->n_public - 1);
     snprintf(dom, sizeof dom, "domain size %zu", k->domain_size);
-    const uint64_t nv = k->n_vars;
-    if ((st = read_points(k, &k->a, NATIVE_KEY_SECTION_A, nv, NATIVE_KEY_G1_BYTES, vars)) ||
-        (st = read_points(k, &k->b1, NATIVE_KEY_SECTION_B1, nv, NATIVE_KEY_G1_BYTES, vars)) ||
-        (st = read_points(k, &k->b2, NATIVE_KEY_SECTION_B2, nv, NATIVE_KEY_G2_BYTES, vars)) ||
-        (st = read_points(k, &k->c, NATIVE_KEY_SECTION_C, nv - k->n_public - 1,
+    if ((st = read_points(k, &k->a, NATIVE_KEY_SECTION_A, k->n_a, NATIVE_KEY_G1_BYTES, in_a)) ||
+        (st = read_points(k, &k->b1, NATIVE_KEY_SECTION_B1, k->n_b, NATIVE_KEY_G1_BYTES, in_b)) ||
+        (st = read_points(k, &k->b2, NATIVE_KEY_SECTION_B2, k->n_b, NATIVE_KEY_G2_BYTES, in_b)) ||
+        (st = read_points(k, &k->c, NATIVE_KEY_SECTION_C, k->n_vars - k->n_public - 1,
                           NATIVE_KEY_G1_BYTES, priv)) ||
         (st = read_points(k, &k->h, NATIVE_KEY_SECTION_H, k->domain_size, NATIVE_KEY_G1_BYTES,
                           dom)))
@@ -298,6 +369,8 @@ void native_key_close(native_key_t *k)
 {
     if (!k)
         return;
+    free(k->density_a);
+    free(k->density_b);
     iden3_close(&k->file);
     memset(k, 0, sizeof *k);
 }
@@ -307,8 +380,9 @@ void groth16_prover_key_from_native(groth16_prover_key *pk, const native_key_t *
     *pk = (groth16_prover_key){
         .n_vars = k->n_vars, .n_public = k->n_public, .domain_size = k->domain_size,
         .log2_domain = k->log2_domain, .alpha1 = k->alpha1, .beta1 = k->beta1,
-        .delta1 = k->delta1, .beta2 = k->beta2, .delta2 = k->delta2, .a = k->a.data,
-        .b1 = k->b1.data, .b2 = k->b2.data, .c = k->c.data, .h = k->h.data};
+        .delta1 = k->delta1, .beta2 = k->beta2, .delta2 = k->delta2,
+        .density_a = k->density_a, .density_b = k->density_b, .n_a = k->n_a, .n_b = k->n_b,
+        .a = k->a.data, .b1 = k->b1.data, .b2 = k->b2.data, .c = k->c.data, .h = k->h.data};
 }
 
 g16_status groth16_vk_from_native(groth16_vk *vk, const native_key_t *k)

@@ -5,38 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "curve/encoding.h"
+#include "fuzz_points.h"
 #include "io/zkey.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void require(int ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
-
-static void check_range(const uint8_t *data, size_t size, const uint8_t *p, uint64_t n)
-{
-    require(n == 0 ||
-            (p >= data && (uint64_t)(p - data) <= size && n <= size - (size_t)(p - data)));
-}
-
-static void touch_points(const zkey_points_t *pts, size_t count, int g2, const uint8_t *data,
-                         size_t size)
-{
-    size_t bytes = g2 ? ZKEY_G2_BYTES : ZKEY_G1_BYTES;
-    require(pts->count == count);
-    check_range(data, size, pts->data, (uint64_t)count * bytes);
-    g1_affine_t p1;
-    g2_affine_t p2;
-    for (size_t i = 0; i < pts->count; i++) {
-        if (g2)
-            (void)g2_decode_snarkjs(&p2, pts->data + i * bytes, false);
-        else
-            (void)g1_decode_snarkjs(&p1, pts->data + i * bytes, false);
-    }
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -47,12 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     require(k.domain_size != 0 && (k.domain_size & (k.domain_size - 1)) == 0);
     require((1ull << k.log2_domain) == k.domain_size);
     require(k.n_public < k.n_vars);
-    touch_points(&k.ic, (size_t)k.n_public + 1, 0, data, size);
-    touch_points(&k.a, k.n_vars, 0, data, size);
-    touch_points(&k.b1, k.n_vars, 0, data, size);
-    touch_points(&k.b2, k.n_vars, 1, data, size);
-    touch_points(&k.c, (size_t)k.n_vars - k.n_public - 1, 0, data, size);
-    touch_points(&k.h, k.domain_size, 0, data, size);
+    touch_points(k.ic.data, k.ic.count, (size_t)k.n_public + 1, 0, data, size);
+    touch_points(k.a.data, k.a.count, k.n_vars, 0, data, size);
+    touch_points(k.b1.data, k.b1.count, k.n_vars, 0, data, size);
+    touch_points(k.b2.data, k.b2.count, k.n_vars, 1, data, size);
+    touch_points(k.c.data, k.c.count, (size_t)k.n_vars - k.n_public - 1, 0, data, size);
+    touch_points(k.h.data, k.h.count, k.domain_size, 0, data, size);
     check_range(data, size, k.coefs, (uint64_t)k.n_coefs * ZKEY_COEF_BYTES);
     check_range(data, size, k.contributions, k.contributions_size);
     for (uint32_t i = 0; i < k.file.n_sections; i++)

@@ -15,7 +15,7 @@ grep -q "timeline: $d/run.trace" "$d/out" || fail "bench does not name its trace
 head -1 "$d/run.trace" | grep -q '"format":"g16-trace","version":1' || fail "no header"
 events=$(grep -c '"kind":' "$d/run.trace")
 test "$(grep -c '^TIMELINE,' "$d/err")" -eq "$events" || fail "TIMELINE lines != events"
-grep -q '^TIMELINE,[0-9.]*,SYNTH,0,partition=1 device=cpu name=synthetic ms=' "$d/err" ||
+grep -q '^TIMELINE,[0-9.]*,SYNTH,0,partition=1 device=cpu name=circuit ms=' "$d/err" ||
   fail "no SYNTH line for partition 1"
 test "$(grep -c '^TIMING job=0 partition=' "$d/err")" -eq 2 || fail "not one TIMING line per partition"
 for key in window_ms kernel_ms gap_ms synth_ms ntt_h_ms msm_a_ms msm_b1_ms msm_b2_ms msm_c_ms \

@@ -1,0 +1,224 @@
+#include "job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace.h"
+#include "util/clock.h"
+#include "util/status.h"
+
+struct job {
+    job_config cfg;
+    job_result *results; /* [n_partitions] */
+    fr_t *inputs;        /* [n_partitions * n_public]: results[p].public_inputs point here */
+};
+
+g16_status job_create(job_t **out, const job_config *cfg)
+{
+    *out = NULL;
+    if (!cfg || !cfg->circuit || !cfg->params || !cfg->pk)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no circuit, parameters or key");
+    if (cfg->n_partitions == 0)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no partitions");
+    const groth16_prover_key *pk = cfg->pk;
+    if (cfg->n_public != pk->n_public)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "job: the circuit has %zu public inputs, the key %zu",
+                           cfg->n_public, pk->n_public);
+    if (cfg->n_constraints + pk->n_public + 1 > pk->domain_size)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "job: %zu constraints and %zu public rows do not fit the key's "
+                           "domain of %zu", cfg->n_constraints, pk->n_public + 1,
+                           pk->domain_size);
+    if (cfg->vk && cfg->vk->n_public != pk->n_public)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "job: the verifying key has %zu public inputs, the prover key %zu",
+                           cfg->vk->n_public, pk->n_public);
+    for (size_t p = 0; p < cfg->n_partitions; p++)
+        if (!cfg->params[p])
+            return status_fail(G16_ERR_INVALID_ARGUMENT, "job: partition %zu has no parameters",
+                               p);
+    job_t *job = calloc(1, sizeof *job);
+    size_t np = cfg->n_public;
+    if (job) {
+        job->results = calloc(cfg->n_partitions, sizeof *job->results);
+        job->inputs = calloc(cfg->n_partitions * np + 1, sizeof *job->inputs);
+    }
+    if (!job || !job->results || !job->inputs) {
+        job_free(job);
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "job of %zu partitions", cfg->n_partitions);
+    }
+    job->cfg = *cfg;
+    for (size_t p = 0; p < cfg->n_partitions; p++)
+        job->results[p].public_inputs = job->inputs + p * np;
+    *out = job;
+    return G16_OK;
+}
+
+void job_free(job_t *job)
+{
+    if (!job)
+        return;
+    free(job->results);
+    free(job->inputs);
+    free(job);
+}
+
+g16_status job_buffers_alloc(job_buffers *b, const job_t *job)
+{
+    size_t nv = job->cfg.pk->n_vars, n = job->cfg.pk->domain_size;
+    *b = (job_buffers){.z = malloc(nv * sizeof(fr_t)), .a = malloc(n * sizeof(fr_t)),
+                       .b = malloc(n * sizeof(fr_t)), .c = malloc(n * sizeof(fr_t)),
+                       .n_vars = nv, .domain_size = n};
+    if (!b->z || !b->a || !b->b || !b->c) {
+        job_buffers_free(b);
+        return status_fail(G16_ERR_OUT_OF_MEMORY,
+                           "partition buffers for %zu wires and a domain of %zu", nv, n);
+    }
+    return G16_OK;
+}
+
+void job_buffers_free(job_buffers *b)
+{
+    if (!b)
+        return;
+    free(b->z);
+    free(b->a);
+    free(b->b);
+    free(b->c);
+    memset(b, 0, sizeof *b);
+}
+
+static void stage(const job_t *job, size_t p, const char *name)
+{
+    if (job->cfg.on_stage)
+        job->cfg.on_stage(job->cfg.ctx, p, name);
+}
+
+/* Partition p's witness and evaluations: z, and a, b, c over the whole domain with the
+ * snarkjs public rows (a[m + s] = z_s) the key's setup assumed. PROVE mode writes every
+ * constraint row; only the rows past them are cleared. */
+static g16_status synthesize(const job_t *job, size_t p, const job_buffers *bufs)
+{
+    const job_config *cfg = &job->cfg;
+    size_t m = cfg->n_constraints, n = cfg->pk->domain_size, nv = cfg->pk->n_vars;
+    memset(bufs->a + m, 0, (n - m) * sizeof *bufs->a);
+    memset(bufs->b + m, 0, (n - m) * sizeof *bufs->b);
+    memset(bufs->c + m, 0, (n - m) * sizeof *bufs->c);
+    cs_prove_buffers cb = {.z = bufs->z, .z_cap = nv, .a = bufs->a, .b = bufs->b,
+                           .c = bufs->c, .abc_cap = m};
+    cs_t *cs;
+    g16_status st = cs_create(&cs, CS_PROVE, cfg->n_public, &cb);
+    if (st)
+        return st;
+    st = cs_synthesize(cs, cfg->circuit, cfg->params[p]);
+    if (!st && (cs_num_constraints(cs) != m || cs_num_vars(cs) != nv))
+        st = status_fail(G16_ERR_INVALID_ARGUMENT,
+                         "partition %zu: its circuit has %zu constraints and %zu wires, the "
+                         "key %zu and %zu", p, cs_num_constraints(cs), cs_num_vars(cs), m, nv);
+    cs_free(cs);
+    for (size_t s = 0; !st && s <= cfg->n_public; s++)
+        bufs->a[m + s] = bufs->z[s];
+    return st;
+}
+
+static g16_status record_failure(job_result *r, g16_status st, double t0)
+{
+    r->ms_total = clock_ms() - t0;
+    r->state = JOB_PARTITION_FAILED;
+    r->status = st;
+    snprintf(r->error, sizeof r->error, "%s", g16_last_error());
+    return st;
+}
+
+g16_status job_prove_partition(job_t *job, size_t p, job_buffers *bufs)
+{
+    if (!job || p >= job->cfg.n_partitions)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no partition %zu", p);
+    const job_config *cfg = &job->cfg;
+    if (!bufs || !bufs->z || !bufs->a || !bufs->b || !bufs->c ||
+        bufs->n_vars < cfg->pk->n_vars || bufs->domain_size < cfg->pk->domain_size)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "job: partition %zu: buffers smaller than the key's sizes", p);
+    job_result *r = &job->results[p];
+    fr_t *inputs = r->public_inputs;
+    *r = (job_result){.state = JOB_PARTITION_PENDING, .public_inputs = inputs};
+    status_clear();
+    double t0 = clock_ms(), t;
+
+    stage(job, p, "synthesizing");
+    trace_context_set(job->cfg.id, (int32_t)p);
+    uint64_t span = trace_begin();
+    g16_status st = synthesize(job, p, bufs);
+    trace_end(span, TRACE_SYNTH, "circuit");
+    r->ms_synth = clock_ms() - t0;
+    if (st)
+        return record_failure(r, st, t0);
+    memcpy(inputs, bufs->z + 1, cfg->n_public * sizeof *inputs);
+
+    stage(job, p, "proving");
+    groth16_prove_stats stats = {0};
+    st = groth16_prove_evals(&r->proof, &stats, cfg->pk, bufs->z, NULL, bufs->a, bufs->b,
+                             bufs->c, cfg->prove_opts);
+    r->ms_upload = stats.ms_upload;
+    r->ms_h = stats.ms_h;
+    r->ms_msm_g1 = stats.ms_msm_g1;
+    r->ms_msm_g2 = stats.ms_msm_g2;
+    r->scalars_zero = stats.scalars_zero;
+    r->scalars_one = stats.scalars_one;
+    r->scalars_other = stats.scalars_other;
+    if (st)
+        return record_failure(r, st, t0);
+
+    if (cfg->vk) {
+        stage(job, p, "verifying");
+        t = clock_ms();
+        span = trace_begin();
+        st = groth16_verify(cfg->vk, inputs, cfg->n_public, &r->proof);
+        trace_end(span, TRACE_VERIFY, "");
+        r->ms_verify = clock_ms() - t;
+        if (st == G16_ERR_VERIFY_FAILED)
+            st = status_fail(st, "partition %zu: the proof does not verify", p);
+        if (st)
+            return record_failure(r, st, t0);
+    }
+    r->ms_total = clock_ms() - t0;
+    r->state = JOB_PARTITION_PROVED;
+    r->status = G16_OK;
+    return G16_OK;
+}
+
+g16_status job_prove_all(job_t *job)
+{
+    job_buffers bufs;
+    g16_status st = job_buffers_alloc(&bufs, job);
+    for (size_t p = 0; !st && p < job->cfg.n_partitions; p++)
+        st = job_prove_partition(job, p, &bufs);
+    job_buffers_free(&bufs);
+    return st;
+}
+
+size_t job_num_partitions(const job_t *job) { return job->cfg.n_partitions; }
+
+size_t job_num_public(const job_t *job) { return job->cfg.n_public; }
+
+const job_result *job_get_result(const job_t *job, size_t p)
+{
+    return p < job->cfg.n_partitions ? &job->results[p] : NULL;
+}
+
+g16_status job_status(const job_t *job)
+{
+    size_t pending = 0;
+    for (size_t p = 0; p < job->cfg.n_partitions; p++) {
+        const job_result *r = &job->results[p];
+        if (r->state == JOB_PARTITION_FAILED)
+            return status_fail(r->status, "%s", r->error);
+        pending += r->state == JOB_PARTITION_PENDING;
+    }
+    if (pending)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: %zu of %zu partitions not proved",
+                           pending, job->cfg.n_partitions);
+    return G16_OK;
+}

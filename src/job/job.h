@@ -1,0 +1,102 @@
+/* Jobs: P partitions of one native circuit sharing one proving key, as a Filecoin C2 proof
+ * is 10 partitions of the PoRep circuit. Each partition has its own circuit parameters
+ * (its seed, data and public inputs), hence its own witness; the key, the circuit and its
+ * shape are common. A job synthesizes and proves its partitions and keeps, per partition
+ * and in partition order, the proof, the public inputs, a status with its message, and
+ * the stage timings.
+ *
+ * Why a layer of its own (src/job) and not part of src/circuit: a job strings together
+ * synthesis (circuit), proving (groth16, and through it the backend) and verification,
+ * and owns results; the circuit layer stays about constraint systems. The pipeline (issue
+ * 6) schedules the same unit: it will call job_prove_partition for several partitions at
+ * once, from its own threads and with its own (pinned, pooled) buffers, where today
+ * job_prove_all runs them one after another with one set of buffers. So the per-partition
+ * call takes its buffers from the caller and touches only that partition's result:
+ * different partitions may be proved concurrently, each with its own job_buffers.
+ *
+ * Lifetimes: the circuit parameters, the prover key and the verifying key belong to the
+ * caller and must outlive the job. */
+#ifndef G16_JOB_JOB_H
+#define G16_JOB_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "circuit/cs.h"
+#include "g16.h"
+#include "groth16/groth16.h"
+#include "groth16/prove.h"
+
+typedef struct job job_t;
+
+typedef struct {
+    cs_circuit_fn circuit;
+    /* params[p]: the circuit's parameters for partition p (n_partitions entries). */
+    const void *const *params;
+    size_t n_partitions;
+    size_t n_public;      /* public inputs the circuit declares (the key's n_public) */
+    size_t n_constraints; /* the circuit's rows, as the key was made for (a partition
+                             whose circuit has another count fails) */
+    const groth16_prover_key *pk;
+    const groth16_vk *vk; /* when set, every proof is verified before it counts */
+    /* Called as each stage of a partition starts ("synthesizing", "proving",
+     * "verifying"); may be NULL. */
+    void (*on_stage)(void *ctx, size_t partition, const char *stage);
+    void *ctx;
+    const groth16_prove_options *prove_opts; /* the backend (backend_prove_options), and
+                                                for tests fixed r, s; NULL: the CPU */
+    int32_t id; /* the job's number in the timeline (trace/trace.h) */
+} job_config;
+
+typedef enum {
+    JOB_PARTITION_PENDING = 0, /* not proved (yet) */
+    JOB_PARTITION_PROVED,      /* proof made, and verified when the job has a vk */
+    JOB_PARTITION_FAILED,      /* status and error say why */
+} job_partition_state;
+
+typedef struct {
+    job_partition_state state;
+    g16_status status;
+    char error[256];          /* the failure's message (g16_last_error() at the time) */
+    groth16_proof proof;
+    fr_t *public_inputs;      /* n_public, owned by the job; set once synthesized */
+    double ms_synth, ms_upload, ms_h, ms_msm_g1, ms_msm_g2, ms_verify, ms_total;
+    size_t scalars_zero, scalars_one, scalars_other; /* A's witness scalars */
+} job_result;
+
+/* The buffers one partition in flight needs: z (n_vars), a, b, c (domain_size each).
+ * job_buffers_alloc allocates them; a caller with its own memory (pinned, pooled) may fill
+ * the struct itself, with at least these sizes. */
+typedef struct {
+    fr_t *z, *a, *b, *c;
+    size_t n_vars, domain_size;
+} job_buffers;
+
+/* Checks cfg (every pointer set, n_partitions >= 1, n_public and the key agreeing) and
+ * makes a job whose partitions are all pending. G16_ERR_INVALID_ARGUMENT naming the
+ * problem, G16_ERR_OUT_OF_MEMORY. */
+g16_status job_create(job_t **job, const job_config *cfg);
+void job_free(job_t *job);
+
+g16_status job_buffers_alloc(job_buffers *bufs, const job_t *job);
+void job_buffers_free(job_buffers *bufs);
+
+/* Synthesizes partition p into bufs, proves it (and verifies it when the job has a vk),
+ * and records its result, replacing an earlier one. Returns the result's status: G16_OK,
+ * the synthesis or prover error, G16_ERR_VERIFY_FAILED, or G16_ERR_INVALID_ARGUMENT for p
+ * out of range or buffers too small (no result is recorded for those). */
+g16_status job_prove_partition(job_t *job, size_t p, job_buffers *bufs);
+
+/* Proves the partitions in order with one set of buffers, stopping at the first failure
+ * (the partitions after it stay pending). Returns G16_OK or that failure's status. */
+g16_status job_prove_all(job_t *job);
+
+size_t job_num_partitions(const job_t *job);
+size_t job_num_public(const job_t *job);
+/* Partition p's result, or NULL when p is out of range. */
+const job_result *job_get_result(const job_t *job, size_t p);
+/* G16_OK when every partition is proved; else the first failed partition's status, or
+ * G16_ERR_INVALID_ARGUMENT ("pending") when none failed but some are not proved. */
+g16_status job_status(const job_t *job);
+
+#endif

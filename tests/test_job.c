@@ -1,0 +1,263 @@
+/* Jobs (job/job.h): P partitions of the synthetic circuit at N = 1024 sharing one key.
+ * Every partition is proved and verified, its public inputs are its own (the challenges of
+ * its seed), results stay in partition order whatever order the partitions are proved in,
+ * and, for fixed r and s, each proof equals the one made by synthesizing and proving that
+ * partition alone. A partition whose circuit does not match the key fails with a message
+ * and stops job_prove_all (the rest stay pending); a wrong verifying key fails every
+ * partition's check; bad configurations and arguments are refused. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "circuit/synthetic.h"
+#include "harness.h"
+#include "job/job.h"
+
+enum { N_TARGET = 1024, N_PUBLIC = 4, PARTITIONS = 3 };
+
+typedef struct {
+    constraint_matrices mat;
+    groth16_setup_key key;
+    groth16_prover_key pk;
+    groth16_vk vk; /* its IC is key.ic */
+} test_key;
+
+static bool make_key(test_key *k)
+{
+    memset(k, 0, sizeof *k);
+    synthetic_params params = {.n_constraints = N_TARGET, .n_public = N_PUBLIC};
+    cs_t *cs = NULL;
+    g16_status st = cs_create(&cs, CS_SETUP, N_PUBLIC, NULL);
+    if (st == G16_OK)
+        st = cs_synthesize(cs, synthetic_circuit, &params);
+    if (st == G16_OK)
+        st = cs_take_matrices(cs, &k->mat);
+    cs_free(cs);
+    if (st == G16_OK)
+        st = groth16_setup(&k->key, &k->mat, NULL);
+    if (!CHECK(st == G16_OK)) {
+        fprintf(stderr, "  setup: %s\n", g16_last_error());
+        return false;
+    }
+    groth16_prover_key_from_setup(&k->pk, &k->key);
+    k->vk = (groth16_vk){.alpha1 = k->key.alpha1, .beta2 = k->key.beta2,
+                         .gamma2 = k->key.gamma2, .delta2 = k->key.delta2,
+                         .n_public = N_PUBLIC, .ic = k->key.ic};
+    return true;
+}
+
+static void free_key(test_key *k)
+{
+    groth16_setup_key_free(&k->key);
+    constraint_matrices_free(&k->mat);
+}
+
+typedef struct {
+    synthetic_params params[PARTITIONS];
+    const void *ptrs[PARTITIONS];
+} partitions;
+
+static void make_partitions(partitions *ps, uint64_t first_seed)
+{
+    for (size_t p = 0; p < PARTITIONS; p++) {
+        ps->params[p] = (synthetic_params){.n_constraints = N_TARGET, .n_public = N_PUBLIC,
+                                           .seed = first_seed + p};
+        ps->ptrs[p] = &ps->params[p];
+    }
+}
+
+static job_config config(const test_key *k, const partitions *ps)
+{
+    return (job_config){.circuit = synthetic_circuit, .params = ps->ptrs,
+                        .n_partitions = PARTITIONS, .n_public = N_PUBLIC,
+                        .n_constraints = k->mat.n_constraints, .pk = &k->pk, .vk = &k->vk};
+}
+
+/* The plain way: synthesize partition `params` alone and prove it. */
+static void prove_alone(groth16_proof *proof, const test_key *k, const synthetic_params *params,
+                        const groth16_prove_options *opts)
+{
+    size_t nv = k->pk.n_vars, n = k->pk.domain_size, m = k->mat.n_constraints;
+    fr_t *z = calloc(nv, sizeof *z), *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b),
+         *c = calloc(n, sizeof *c);
+    cs_prove_buffers bufs = {.z = z, .z_cap = nv, .a = a, .b = b, .c = c, .abc_cap = m};
+    cs_t *cs = NULL;
+    g16_status st = cs_create(&cs, CS_PROVE, N_PUBLIC, &bufs);
+    if (st == G16_OK)
+        st = cs_synthesize(cs, synthetic_circuit, params);
+    cs_free(cs);
+    for (size_t s = 0; s <= N_PUBLIC; s++)
+        a[m + s] = z[s];
+    groth16_prove_stats stats = {0};
+    CHECK(st == G16_OK &&
+          groth16_prove_evals(proof, &stats, &k->pk, z, NULL, a, b, c, opts) == G16_OK);
+    free(z);
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void test_prove_all(const test_key *k)
+{
+    partitions ps;
+    make_partitions(&ps, 100);
+    job_config cfg = config(k, &ps);
+    job_t *job = NULL;
+    if (!CHECK(job_create(&job, &cfg) == G16_OK))
+        return;
+    CHECK(job_num_partitions(job) == PARTITIONS && job_num_public(job) == N_PUBLIC);
+    CHECK(job_get_result(job, 0)->state == JOB_PARTITION_PENDING);
+    CHECK(job_status(job) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(g16_last_error(), "3 of 3 partitions not proved") != NULL);
+    CHECK(job_prove_all(job) == G16_OK);
+    CHECK(job_status(job) == G16_OK);
+    for (size_t p = 0; p < PARTITIONS; p++) {
+        const job_result *r = job_get_result(job, p);
+        CHECK(r->state == JOB_PARTITION_PROVED && r->status == G16_OK);
+        CHECK(groth16_verify(&k->vk, r->public_inputs, N_PUBLIC, &r->proof) == G16_OK);
+        /* Its own inputs: the challenges of seed 100 + p. */
+        for (size_t i = 0; i + 1 < N_PUBLIC; i++) {
+            fr_t want;
+            fr_from_u64(&want, synthetic_challenge(100 + p, i));
+            CHECK(fr_equal(&r->public_inputs[i], &want));
+        }
+        CHECK(r->ms_total >= r->ms_synth && r->ms_synth > 0 && r->ms_verify > 0);
+        CHECK(r->scalars_zero + r->scalars_one + r->scalars_other == k->pk.n_a);
+        if (p > 0)
+            CHECK(memcmp(r->public_inputs, job_get_result(job, p - 1)->public_inputs,
+                         N_PUBLIC * sizeof(fr_t)) != 0);
+    }
+    CHECK(job_get_result(job, PARTITIONS) == NULL);
+    job_free(job);
+}
+
+/* Out of order, fixed r and s: each result is the partition's own, equal to proving it
+ * alone. */
+static void test_out_of_order(const test_key *k)
+{
+    partitions ps;
+    make_partitions(&ps, 7);
+    fr_t r, s;
+    test_random_fr(&r);
+    test_random_fr(&s);
+    groth16_prove_options opts = {.fixed_r = &r, .fixed_s = &s};
+    job_config cfg = config(k, &ps);
+    cfg.prove_opts = &opts;
+    job_t *job = NULL;
+    job_buffers bufs;
+    if (!CHECK(job_create(&job, &cfg) == G16_OK))
+        return;
+    if (!CHECK(job_buffers_alloc(&bufs, job) == G16_OK)) {
+        job_free(job);
+        return;
+    }
+    static const size_t order[PARTITIONS] = {2, 0, 1};
+    for (size_t i = 0; i < PARTITIONS; i++) {
+        CHECK(job_prove_partition(job, order[i], &bufs) == G16_OK);
+        CHECK(job_get_result(job, order[i])->state == JOB_PARTITION_PROVED);
+        if (i == 0)
+            CHECK(job_get_result(job, 0)->state == JOB_PARTITION_PENDING);
+    }
+    for (size_t p = 0; p < PARTITIONS; p++) {
+        groth16_proof alone;
+        prove_alone(&alone, k, &ps.params[p], &opts);
+        CHECK(memcmp(&alone, &job_get_result(job, p)->proof, sizeof alone) == 0);
+    }
+    /* Proving a partition again replaces its result with the same one. */
+    groth16_proof before = job_get_result(job, 1)->proof;
+    CHECK(job_prove_partition(job, 1, &bufs) == G16_OK);
+    CHECK(memcmp(&before, &job_get_result(job, 1)->proof, sizeof before) == 0);
+    job_buffers_free(&bufs);
+    job_free(job);
+}
+
+static void count_stage(void *ctx, size_t p, const char *stage)
+{
+    size_t *counts = ctx;
+    counts[p]++;
+    CHECK(!strcmp(stage, "synthesizing") || !strcmp(stage, "proving") ||
+          !strcmp(stage, "verifying"));
+}
+
+static void test_failures(const test_key *k, const test_key *other)
+{
+    /* Partition 1's circuit is another size: it fails, and the job stops there. */
+    partitions ps;
+    make_partitions(&ps, 0);
+    ps.params[1].n_constraints = 2 * N_TARGET;
+    size_t stages[PARTITIONS] = {0};
+    job_config cfg = config(k, &ps);
+    cfg.on_stage = count_stage;
+    cfg.ctx = stages;
+    job_t *job = NULL;
+    if (CHECK(job_create(&job, &cfg) == G16_OK)) {
+        g16_status st = job_prove_all(job);
+        CHECK(st != G16_OK);
+        const job_result *r1 = job_get_result(job, 1);
+        CHECK(job_get_result(job, 0)->state == JOB_PARTITION_PROVED);
+        CHECK(r1->state == JOB_PARTITION_FAILED && r1->status == st && r1->error[0]);
+        CHECK(job_get_result(job, 2)->state == JOB_PARTITION_PENDING);
+        CHECK(stages[0] == 3 && stages[1] == 1 && stages[2] == 0);
+        CHECK(job_status(job) == st && strcmp(g16_last_error(), r1->error) == 0);
+        job_free(job);
+    }
+
+    /* Another key's verifying key: the proof is made and its check fails. */
+    make_partitions(&ps, 0);
+    cfg = config(k, &ps);
+    cfg.vk = &other->vk;
+    if (CHECK(job_create(&job, &cfg) == G16_OK)) {
+        CHECK(job_prove_all(job) == G16_ERR_VERIFY_FAILED);
+        const job_result *r0 = job_get_result(job, 0);
+        CHECK(r0->state == JOB_PARTITION_FAILED && r0->status == G16_ERR_VERIFY_FAILED);
+        CHECK(strstr(r0->error, "partition 0: the proof does not verify") != NULL);
+        CHECK(groth16_verify(&k->vk, r0->public_inputs, N_PUBLIC, &r0->proof) == G16_OK);
+
+        /* Arguments: a partition out of range, buffers too small. */
+        job_buffers small;
+        CHECK(job_buffers_alloc(&small, job) == G16_OK);
+        CHECK(job_prove_partition(job, PARTITIONS, &small) == G16_ERR_INVALID_ARGUMENT);
+        small.domain_size--;
+        CHECK(job_prove_partition(job, 2, &small) == G16_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(g16_last_error(), "buffers smaller") != NULL);
+        CHECK(job_get_result(job, 2)->state == JOB_PARTITION_PENDING);
+        small.domain_size++;
+        job_buffers_free(&small);
+        job_free(job);
+    }
+
+    /* Configurations refused. */
+    job_config bad = config(k, &ps);
+    bad.circuit = NULL;
+    CHECK(job_create(&job, &bad) == G16_ERR_INVALID_ARGUMENT && job == NULL);
+    bad = config(k, &ps);
+    bad.n_partitions = 0;
+    CHECK(job_create(&job, &bad) == G16_ERR_INVALID_ARGUMENT);
+    bad = config(k, &ps);
+    bad.n_public = N_PUBLIC + 1;
+    CHECK(job_create(&job, &bad) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(g16_last_error(), "5 public inputs, the key 4") != NULL);
+    bad = config(k, &ps);
+    bad.n_constraints = k->pk.domain_size;
+    CHECK(job_create(&job, &bad) == G16_ERR_INVALID_ARGUMENT);
+    const void *holes[PARTITIONS] = {ps.ptrs[0], NULL, ps.ptrs[2]};
+    bad = config(k, &ps);
+    bad.params = holes;
+    CHECK(job_create(&job, &bad) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(g16_last_error(), "partition 1 has no parameters") != NULL);
+}
+
+int main(void)
+{
+    test_init("test_job");
+    test_key k, other;
+    if (!make_key(&k))
+        return test_finish();
+    if (make_key(&other)) {
+        test_prove_all(&k);
+        test_out_of_order(&k);
+        test_failures(&k, &other);
+        free_key(&other);
+    }
+    free_key(&k);
+    return test_finish();
+}
