@@ -108,19 +108,40 @@ static g16_status cuda_msm_g2_host(backend *be, g2_jac_t *r, const uint8_t *base
     return msm_host(be, 2, r, bases, scalars, n, montgomery);
 }
 
-/* Steps 2-3 of a proof on the device: a, b, c and the witness go up; H runs there and h
- * stays there for its MSM; the key's points are made resident on first use and stay for
- * every later partition; five MSMs; five points come back. */
-/* A device stage that just finished, into the timeline: its device time (CUDA events)
- * ends now; the host time around it is the GPU window's. */
-static void trace_device_stage(int device, const char *name, double device_ms, uint64_t bytes)
+/* A device stage that just finished, into the timeline: the stage's span and its kernel
+ * groups' spans (CUDA event times, laid end to end from the stage's start: the groups
+ * run in this order on one stream), all ending now. */
+typedef struct {
+    const char *name;
+    double ms;
+} kernel_group;
+
+static void trace_device_stage(int device, const char *stage, double total_ms,
+                               const kernel_group *groups, size_t n_groups)
 {
     if (!trace_enabled())
         return;
     int32_t job, part;
     trace_context_get(&job, &part);
-    uint64_t end = trace_now_ns();
-    trace_span(TRACE_KERNEL, job, part, device, bytes, name, end - (uint64_t)(device_ms * 1e6), end);
+    uint64_t end = trace_now_ns(), start = end - (uint64_t)(total_ms * 1e6), t = start;
+    trace_span(TRACE_KERNEL, job, part, device, 0, stage, start, end);
+    for (size_t i = 0; i < n_groups; i++) {
+        uint64_t d = (uint64_t)(groups[i].ms * 1e6);
+        if (t + d > end)
+            d = end - t;
+        char name[64];
+        snprintf(name, sizeof name, "%s/%s", stage, groups[i].name);
+        trace_span(TRACE_KERNEL, job, part, device, 0, name, t, t + d);
+        t += d;
+    }
+}
+
+static void trace_msm(int device, const char *stage, const cuda_msm_info *info)
+{
+    kernel_group g[] = {{"classify", info->ms_classify}, {"ones", info->ms_ones},
+                        {"sort", info->ms_sort}, {"accumulate", info->ms_accumulate},
+                        {"reduce", info->ms_reduce}};
+    trace_device_stage(device, stage, info->ms_total, g, 5);
 }
 
 /* Steps 2-3 of a proof on the device: a, b, c and the witness go up; H runs there and h
@@ -193,7 +214,9 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     cuda_ntt_info hinfo;
     if ((st = cuda_h_poly(ctx, da, da, db, dc, pk->log2_domain, H_POLY_SNARKJS, &hinfo)))
         goto out;
-    trace_device_stage(dev, "NTT/H", hinfo.ms_total, 0);
+    kernel_group hg[] = {{"setup", hinfo.ms_setup}, {"inverse", hinfo.ms_h_inverse},
+                         {"forward", hinfo.ms_h_forward}, {"final", hinfo.ms_h_final}};
+    trace_device_stage(dev, "NTT/H", hinfo.ms_total, hg, 4);
     stats->ms_h += clock_ms() - t;
 
     /* 3. the MSMs. */
@@ -202,24 +225,24 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
     if ((st = backend_cuda_msm_g1(ctx, &out->a, &info, ka, dza, na, mont)))
         goto out;
-    trace_device_stage(dev, "MSM_A", info.ms_total, 0);
+    trace_msm(dev, "MSM_A", &info);
     stats->scalars_zero = info.zeros;
     stats->scalars_one = info.ones;
     stats->scalars_other = info.others;
     if ((st = backend_cuda_msm_g1(ctx, &out->b1, &info, kb1, dzb, nb, mont)))
         goto out;
-    trace_device_stage(dev, "MSM_B1", info.ms_total, 0);
+    trace_msm(dev, "MSM_B1", &info);
     if ((st = backend_cuda_msm_g1(ctx, &out->c, &info, kc, z_aux, nv - np - 1, mont)))
         goto out;
-    trace_device_stage(dev, "MSM_C", info.ms_total, 0);
+    trace_msm(dev, "MSM_C", &info);
     if ((st = backend_cuda_msm_g1(ctx, &out->h, &info, kh, da, n, true)))
         goto out;
-    trace_device_stage(dev, "MSM_H", info.ms_total, 0);
+    trace_msm(dev, "MSM_H", &info);
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
     if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dzb, nb, mont)))
         goto out;
-    trace_device_stage(dev, "MSM_B2", info.ms_total, 0);
+    trace_msm(dev, "MSM_B2", &info);
     stats->ms_msm_g2 += clock_ms() - t;
 out:
     cuda_ctx_release(ctx, da);
