@@ -35,8 +35,10 @@ deps-test:
 DEMO = tests/fixtures/sha256
 demo: deps-build build
 	build/g16 selftest
-	build/g16 prove $(DEMO)/circuit.zkey $(DEMO)/witness.wtns build/demo-proof.json build/demo-public.json
+	build/g16 prove $(DEMO)/circuit.zkey $(DEMO)/witness.wtns build/demo-proof.json build/demo-public.json \
+	  --trace build/demo.trace
 	build/g16 verify $(DEMO)/verification_key.json build/demo-public.json build/demo-proof.json
+	build/g16 trace report build/demo.trace
 
 # G16_REQUIRE_NOBLE turns a missing reference implementation into a failure, not a skip;
 # G16_REQUIRE_CHROMIUM does the same for the browser that renders the timeline pictures.
