@@ -12,9 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_common.h"
-
 #ifdef G16_HAVE_CUDA
+#include "bench_common.h"
 #include "backend/backend.h"
 #include "msm/msm.h"
 
