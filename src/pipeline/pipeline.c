@@ -39,6 +39,7 @@ typedef struct item {
     slot *slot;
     uint64_t queued_ns; /* when it entered its current queue */
     item_state state;
+    bool budget_delayed; /* its admission waited for the memory budget */
 } item;
 
 struct pipeline_job {
@@ -46,6 +47,7 @@ struct pipeline_job {
     pipeline_job *next_all;    /* every unreleased job */
     job_t *job;
     int32_t id;
+    uint64_t seq;              /* submission order */
     size_t n;
     item *items;               /* [n] */
     size_t next;               /* next partition to admit */
@@ -79,7 +81,6 @@ struct pipeline {
     pipeline_job *admit_head, *admit_tail;
     pipeline_job *all_jobs;
     size_t active_jobs;        /* submitted, not finished */
-    size_t synthesizing;       /* items in ITEM_SYNTH */
     size_t places_free;        /* lookahead places */
 
     slot *slots, *free_slots;
@@ -102,10 +103,19 @@ struct pipeline {
 
 /* --- small helpers --------------------------------------------------------------------- */
 
+/* Takes the lock; a contended wait of a thread working for a job is a LOCK_WAIT of that
+ * job's partition. A thread that works for no job yet (starting, idle) delays no
+ * partition, and its waits are left out: they would make a "job -1" in the report. */
 static void pl_lock(pipeline *pl)
 {
     if (pthread_mutex_trylock(&pl->lock) == 0)
         return;
+    int32_t job, partition;
+    trace_context_get(&job, &partition);
+    if (job < 0) {
+        pthread_mutex_lock(&pl->lock);
+        return;
+    }
     uint64_t wait = trace_begin();
     pthread_mutex_lock(&pl->lock);
     trace_end(wait, TRACE_LOCK_WAIT, "pipeline");
@@ -386,10 +396,33 @@ static void fail_job(pipeline *pl, pipeline_job *pj, size_t p, g16_status st)
     stop_job(pl, pj, st, msg);
 }
 
-/* Work waiting to reach the provers: a partition being synthesized or not yet admitted. */
-static bool upstream_work(const pipeline *pl)
+/* The partition the provers wait for when their queue is empty: the earliest one in
+ * synthesis, else the next to be admitted. False when no work is upstream (the provers
+ * are then idle, not waiting). *budget: that partition's admission waited for the memory
+ * budget, which is then the first cause of the wait (with room for it, it would have been
+ * synthesized ahead). */
+static bool next_for_provers(const pipeline *pl, int32_t *job, int32_t *partition,
+                             bool *budget)
 {
-    return pl->synthesizing > 0 || pl->admit_head != NULL;
+    const pipeline_job *best = NULL;
+    size_t best_p = 0;
+    for (const pipeline_job *pj = pl->all_jobs; pj; pj = pj->next_all) {
+        if (pj->stop || pj->state >= PIPELINE_JOB_DONE || (best && pj->seq > best->seq))
+            continue;
+        size_t p = 0;
+        while (p < pj->next && pj->items[p].state != ITEM_SYNTH)
+            p++;
+        if (p == pj->n)
+            continue; /* every partition admitted and past synthesis */
+        best = pj;
+        best_p = p;
+    }
+    if (!best)
+        return false;
+    *job = best->id;
+    *partition = (int32_t)best_p;
+    *budget = best_p < best->next && best->items[best_p].budget_delayed;
+    return true;
 }
 
 /* --- threads ------------------------------------------------------------------------------ */
@@ -422,9 +455,11 @@ static void *synth_main(void *arg)
             pthread_cond_wait(&pl->synth_cv, &pl->lock);
             continue;
         }
+        bool budget_delayed = ws.on && ws.kind == TRACE_BUDGET_WAIT;
         wait_end(&ws);
         /* Admission: a place, a slot, the budget's bytes. */
         item *it = &pj->items[pj->next++];
+        it->budget_delayed = budget_delayed;
         if (pj->next == pj->n)
             admit_list_remove(pl, pj);
         if (pj->state == PIPELINE_JOB_QUEUED) {
@@ -439,7 +474,6 @@ static void *synth_main(void *arg)
             pl->stats.peak_admitted_bytes = pl->admitted_bytes;
         pl->stats.slot_acquisitions++;
         it->state = ITEM_SYNTH;
-        pl->synthesizing++;
         pl_unlock(pl);
 
         uint64_t t0 = trace_now_ns();
@@ -447,7 +481,6 @@ static void *synth_main(void *arg)
         uint64_t t1 = trace_now_ns();
 
         pl_lock(pl);
-        pl->synthesizing--;
         pl->stats.synth_busy_ms += ns_ms(t1 - t0);
         pl->stats.partitions_synthesized += st == G16_OK;
         if (st || pj->stop) {
@@ -506,8 +539,11 @@ static void *prover_main(void *arg)
         if (!it) {
             if (pl->stopping)
                 break;
-            if (upstream_work(pl))
-                wait_begin(&ws, TRACE_QUEUE_WAIT, -1, -1, w->device, "prover idle", NULL);
+            int32_t job, part;
+            bool budget;
+            if (next_for_provers(pl, &job, &part, &budget))
+                wait_begin(&ws, budget ? TRACE_BUDGET_WAIT : TRACE_QUEUE_WAIT, job, part,
+                           w->device, budget ? "prover idle: budget" : "prover idle", NULL);
             else
                 wait_end(&ws);
             pthread_cond_wait(&pl->prove_cv, &pl->lock);
@@ -815,6 +851,7 @@ g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
         free(pj);
         return status_fail(G16_ERR_INVALID_ARGUMENT, "pipeline: shut down, no more jobs");
     }
+    pj->seq = pl->stats.jobs_submitted;
     if (pl->stats.jobs_submitted++ == 0)
         pl->first_submit_ms = pj->submit_ms;
     pj->next_all = pl->all_jobs;

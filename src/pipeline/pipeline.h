@@ -69,13 +69,17 @@
  *   QUEUE_WAIT "prove queue"     a synthesized partition waiting for a prover (recorded
  *                                on the device that took it)
  *   QUEUE_WAIT "prover idle"     a prover with nothing to take while work is still
- *                                upstream (synthesizing or not yet admitted)
+ *                                upstream (synthesizing or not yet admitted), for the
+ *                                partition it waits for
+ *   BUDGET_WAIT "prover idle: budget"  the same when that partition's admission waited
+ *                                for the budget: the budget is then the first cause
  *   QUEUE_WAIT "finalize queue"  a proved partition waiting for a finalize thread
  *   LOCK_WAIT "pipeline"         a thread waiting for the pipeline's lock (contended only)
  *   LOCK_WAIT "thread pool"      a CPU prover waiting for the shared thread pool
  *                                (util/parallel.c)
  * so that `g16 trace report` attributes a prover's idle time to synthesis, the budget or
- * the queues.
+ * the queues. The report ranks queues last (trace_analysis.h): a partition waiting in the
+ * prove queue marks a busy prover, not a cause of its gaps.
  *
  * Locking: one mutex guards the queues, the slots, the places and the jobs' bookkeeping;
  * it is held for a few pointer moves per partition, never across a stage. Functions are
