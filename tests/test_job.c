@@ -11,46 +11,18 @@
 #include <string.h>
 
 #include "circuit/synthetic.h"
+#include "circuit_key.h"
 #include "harness.h"
 #include "job/job.h"
 
 enum { N_TARGET = 1024, N_PUBLIC = 4, PARTITIONS = 3 };
 
-typedef struct {
-    constraint_matrices mat;
-    groth16_setup_key key;
-    groth16_prover_key pk;
-    groth16_vk vk; /* its IC is key.ic */
-} test_key;
+typedef test_circuit_key test_key;
 
 static bool make_key(test_key *k)
 {
-    memset(k, 0, sizeof *k);
     synthetic_params params = {.n_constraints = N_TARGET, .n_public = N_PUBLIC};
-    cs_t *cs = NULL;
-    g16_status st = cs_create(&cs, CS_SETUP, N_PUBLIC, NULL);
-    if (st == G16_OK)
-        st = cs_synthesize(cs, synthetic_circuit, &params);
-    if (st == G16_OK)
-        st = cs_take_matrices(cs, &k->mat);
-    cs_free(cs);
-    if (st == G16_OK)
-        st = groth16_setup(&k->key, &k->mat, NULL);
-    if (!CHECK(st == G16_OK)) {
-        fprintf(stderr, "  setup: %s\n", g16_last_error());
-        return false;
-    }
-    groth16_prover_key_from_setup(&k->pk, &k->key);
-    k->vk = (groth16_vk){.alpha1 = k->key.alpha1, .beta2 = k->key.beta2,
-                         .gamma2 = k->key.gamma2, .delta2 = k->key.delta2,
-                         .n_public = N_PUBLIC, .ic = k->key.ic};
-    return true;
-}
-
-static void free_key(test_key *k)
-{
-    groth16_setup_key_free(&k->key);
-    constraint_matrices_free(&k->mat);
+    return test_circuit_key_make(k, synthetic_circuit, &params, N_PUBLIC);
 }
 
 typedef struct {
@@ -306,8 +278,8 @@ int main(void)
         test_out_of_order(&k);
         test_stages_apart(&k);
         test_failures(&k, &other);
-        free_key(&other);
+        test_circuit_key_free(&other);
     }
-    free_key(&k);
+    test_circuit_key_free(&k);
     return test_finish();
 }

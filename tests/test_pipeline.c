@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "circuit/synthetic.h"
+#include "circuit_key.h"
 #include "harness.h"
 #include "pipeline/pipeline.h"
 #include "trace/trace.h"
@@ -104,41 +105,12 @@ static g16_status test_circuit(cs_t *cs, const void *vp)
     return G16_OK;
 }
 
-typedef struct {
-    constraint_matrices mat;
-    groth16_setup_key key;
-    groth16_prover_key pk;
-    groth16_vk vk;
-} test_key;
+typedef test_circuit_key test_key;
 
 static bool make_key(test_key *k, size_t n_target)
 {
-    memset(k, 0, sizeof *k);
     test_params params = {.inner = {.n_constraints = n_target, .n_public = N_PUBLIC}};
-    cs_t *cs = NULL;
-    g16_status st = cs_create(&cs, CS_SETUP, N_PUBLIC, NULL);
-    if (!st)
-        st = cs_synthesize(cs, test_circuit, &params);
-    if (!st)
-        st = cs_take_matrices(cs, &k->mat);
-    cs_free(cs);
-    if (!st)
-        st = groth16_setup(&k->key, &k->mat, NULL);
-    if (!CHECK(st == G16_OK)) {
-        fprintf(stderr, "  setup: %s\n", g16_last_error());
-        return false;
-    }
-    groth16_prover_key_from_setup(&k->pk, &k->key);
-    k->vk = (groth16_vk){.alpha1 = k->key.alpha1, .beta2 = k->key.beta2,
-                         .gamma2 = k->key.gamma2, .delta2 = k->key.delta2,
-                         .n_public = N_PUBLIC, .ic = k->key.ic};
-    return true;
-}
-
-static void free_key(test_key *k)
-{
-    groth16_setup_key_free(&k->key);
-    constraint_matrices_free(&k->mat);
+    return test_circuit_key_make(k, test_circuit, &params, N_PUBLIC);
 }
 
 /* One job's partitions and the job itself. */
@@ -550,8 +522,8 @@ int main(void)
         test_failures(&k);
         test_shutdown(&k);
         test_budget(&k, &big);
-        free_key(&big);
+        test_circuit_key_free(&big);
     }
-    free_key(&k);
+    test_circuit_key_free(&k);
     return test_finish();
 }

@@ -63,8 +63,9 @@ static void human_bytes(char *out, size_t cap, uint64_t bytes)
 
 static bool g_tty;
 
-static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void progress(const char *fmt, ...)
+void bench_progress_init(bool tty) { g_tty = tty; }
+
+void bench_progress(const char *fmt, ...)
 {
     if (!g_tty)
         return;
@@ -75,7 +76,7 @@ static void progress(const char *fmt, ...)
     va_end(ap);
 }
 
-static void progress_clear(void)
+void bench_progress_clear(void)
 {
     if (g_tty)
         fprintf(stderr, "\r\033[K");
@@ -225,7 +226,6 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
               size_t m, trace_session *trace, double t0)
 {
     size_t N = o->count, P = o->partitions, J = o->concurrency;
-    g_tty = o->tty;
     int rc = 2;
     g16_status st = G16_OK;
     pipeline *pl = NULL;
@@ -293,7 +293,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
     bool verify_failed = false, other_failed = false;
     for (size_t k = 0; k < N; k++) {
         for (size_t p = 0; p < P; p++) {
-            progress("job %zu/%zu: waiting for partition %zu/%zu", k + 1, N, p + 1, P);
+            bench_progress("job %zu/%zu: waiting for partition %zu/%zu", k + 1, N, p + 1, P);
             g16_status pst = pipeline_wait_partition(pl, handles[k], p);
             trace_session_partition_done(trace, (int32_t)k, (int32_t)p);
             if (pst)
@@ -303,7 +303,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
                 goto fail;
             sums_add(&sums, r);
             if (N == 1) {
-                progress_clear();
+                bench_progress_clear();
                 printf("  %-9zu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %zu/%zu/%zu\n", p,
                        r->ms_synth, r->ms_upload, r->ms_h, r->ms_msm_g1, r->ms_msm_g2,
                        r->ms_verify, r->ms_total, r->scalars_zero, r->scalars_one,
@@ -313,7 +313,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
         }
         g16_status jst = pipeline_wait(pl, handles[k]);
         if (jst) {
-            progress_clear();
+            bench_progress_clear();
             fprintf(stderr, "g16 bench: %s\n", g16_last_error());
             verify_failed |= jst == G16_ERR_VERIFY_FAILED;
             other_failed |= jst != G16_ERR_VERIFY_FAILED;
@@ -327,7 +327,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
             submitted++;
         }
     }
-    progress_clear();
+    bench_progress_clear();
     pipeline_stats_get(pl, &ps);
     pipeline_shutdown(pl, PIPELINE_DRAIN);
     if (N == 1 && sums.n) {
@@ -342,7 +342,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
     rc = other_failed ? 2 : verify_failed ? 1 : 0;
     goto out;
 fail:
-    progress_clear();
+    bench_progress_clear();
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
     pipeline_free(pl);

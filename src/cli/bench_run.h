@@ -25,8 +25,13 @@ typedef struct {
     uint64_t mem_budget;     /* 0: the pipeline's default */
     const char *backend;
     const char *proofs_path, *out_dir;
-    bool tty;                /* progress lines on stderr */
 } bench_run_opts;
+
+/* Progress on a terminal: one line on stderr, rewritten in place; nothing unless
+ * bench_progress_init(true). bench_progress_clear before printing anything else. */
+void bench_progress_init(bool tty);
+__attribute__((format(printf, 1, 2))) void bench_progress(const char *fmt, ...);
+void bench_progress_clear(void);
 
 /* Parses "8G", "512M", "1.5GiB", "4096" (K, M, G, T are binary multiples; "B", "iB"
  * optional). False for anything else, zero or more than 2^62. */

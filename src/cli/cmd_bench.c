@@ -47,27 +47,7 @@ static double peak_rss_gib(void)
     return ru.ru_maxrss / (1024.0 * 1024.0); /* ru_maxrss is in KiB on Linux */
 }
 
-static bool g_tty;
-
-static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void progress(const char *fmt, ...)
-{
-    if (!g_tty)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "\r\033[K");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
-
-static void progress_clear(void)
-{
-    if (g_tty)
-        fprintf(stderr, "\r\033[K");
-}
-
-static void setup_stage(const char *stage) { progress("setup: %s", stage); }
+static void setup_stage(const char *stage) { bench_progress("setup: %s", stage); }
 
 /* Touches every page of a mapped key, so that the load time includes reading it in and
  * the first partition's MSMs do not pay for the page faults. */
@@ -241,8 +221,7 @@ int cmd_bench(int argc, char **argv)
     ro.n_constraints = n_constraints;
     if (synth_only)
         return bench_synthesis_only(n_constraints, n_public, partitions);
-    g_tty = isatty(2);
-    ro.tty = g_tty;
+    bench_progress_init(isatty(2));
     int rc = 2;
     double t0 = clock_ms(), t;
     cs_t *cs = NULL;
@@ -265,12 +244,12 @@ int cmd_bench(int argc, char **argv)
     if (key_path && access(key_path, F_OK) == 0) {
         /* A cached key: mapped, its points used in place; the setup is skipped. */
         t = clock_ms();
-        progress("key: loading %s", key_path);
+        bench_progress("key: loading %s", key_path);
         if ((st = native_key_open(&nkey, key_path)))
             goto fail;
         if (strcmp(nkey.circuit, "synthetic") != 0 || nkey.param_n != n_constraints ||
             nkey.param_public != n_public || nkey.n_public != n_public) {
-            progress_clear();
+            bench_progress_clear();
             fprintf(stderr,
                     "g16 bench: %s is a key for circuit %s with --constraints %llu --public "
                     "%llu, this run asks for circuit synthetic with --constraints %zu "
@@ -292,7 +271,7 @@ int cmd_bench(int argc, char **argv)
     } else {
         /* Setup: the circuit's matrices (its structure does not depend on the seed). */
         t = clock_ms();
-        progress("setup: synthesizing the constraint system");
+        bench_progress("setup: synthesizing the constraint system");
         if ((st = cs_create(&cs, CS_SETUP, n_public, NULL)) ||
             (st = cs_synthesize(cs, synthetic_circuit, &params)))
             goto fail;
@@ -307,7 +286,7 @@ int cmd_bench(int argc, char **argv)
         m = matrices.n_constraints;
         constraint_matrices_free(&matrices); /* ~40 bytes per term, unused from here */
         if (key_path) {
-            progress("key: writing %s", key_path);
+            bench_progress("key: writing %s", key_path);
             if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public)))
                 goto fail;
         }
@@ -315,7 +294,7 @@ int cmd_bench(int argc, char **argv)
         vk = (groth16_vk){.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
                           .delta2 = key.delta2, .n_public = n_public, .ic = key.ic};
     }
-    progress_clear();
+    bench_progress_clear();
     nv = pk.n_vars;
     domain = pk.domain_size;
     printf("g16 bench: circuit synthetic, %zu constraints (domain 2^%u), %zu variables, "
@@ -342,7 +321,7 @@ int cmd_bench(int argc, char **argv)
         printf("  timeline: %s (g16 trace report %s)\n", trace_path, trace_path);
     goto out;
 fail:
-    progress_clear();
+    bench_progress_clear();
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
     trace_session_finish(trace); /* after a failure: what was recorded is still written */
