@@ -21,7 +21,6 @@
  * --trace FILE records the partitions' timeline (trace/trace_session.h) for `g16 trace`;
  * --timeline prints it on stderr as TIMELINE and TIMING lines. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
