@@ -26,6 +26,7 @@ typedef enum {
     G16_ERR_OUT_OF_MEMORY,
     G16_ERR_VERIFY_FAILED,     /* a proof that does not verify */
     G16_ERR_INTERNAL,
+    G16_ERR_CANCELLED,         /* the work was cancelled before it finished */
 } g16_status;
 
 /* A short fixed description of a status ("bad encoding", ...). Never NULL. */

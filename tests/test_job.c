@@ -2,53 +2,27 @@
  * Every partition is proved and verified, its public inputs are its own (the challenges of
  * its seed), results stay in partition order whatever order the partitions are proved in,
  * and, for fixed r and s, each proof equals the one made by synthesizing and proving that
- * partition alone. A partition whose circuit does not match the key fails with a message
- * and stops job_prove_all (the rest stay pending); a wrong verifying key fails every
- * partition's check; bad configurations and arguments are refused. */
+ * partition alone, also when its stages (synthesize, prove, verify) are called apart. A
+ * partition whose circuit does not match the key fails with a message and stops
+ * job_prove_all (the rest stay pending); a wrong verifying key fails every partition's
+ * check; a cancelled partition makes the job CANCELLED; bad configurations and arguments
+ * are refused. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "circuit/synthetic.h"
+#include "circuit_key.h"
 #include "harness.h"
 #include "job/job.h"
 
 enum { N_TARGET = 1024, N_PUBLIC = 4, PARTITIONS = 3 };
 
-typedef struct {
-    constraint_matrices mat;
-    groth16_setup_key key;
-    groth16_prover_key pk;
-    groth16_vk vk; /* its IC is key.ic */
-} test_key;
+typedef test_circuit_key test_key;
 
 static bool make_key(test_key *k)
 {
-    memset(k, 0, sizeof *k);
     synthetic_params params = {.n_constraints = N_TARGET, .n_public = N_PUBLIC};
-    cs_t *cs = NULL;
-    g16_status st = cs_create(&cs, CS_SETUP, N_PUBLIC, NULL);
-    if (st == G16_OK)
-        st = cs_synthesize(cs, synthetic_circuit, &params);
-    if (st == G16_OK)
-        st = cs_take_matrices(cs, &k->mat);
-    cs_free(cs);
-    if (st == G16_OK)
-        st = groth16_setup(&k->key, &k->mat, NULL);
-    if (!CHECK(st == G16_OK)) {
-        fprintf(stderr, "  setup: %s\n", g16_last_error());
-        return false;
-    }
-    groth16_prover_key_from_setup(&k->pk, &k->key);
-    k->vk = (groth16_vk){.alpha1 = k->key.alpha1, .beta2 = k->key.beta2,
-                         .gamma2 = k->key.gamma2, .delta2 = k->key.delta2,
-                         .n_public = N_PUBLIC, .ic = k->key.ic};
-    return true;
-}
-
-static void free_key(test_key *k)
-{
-    groth16_setup_key_free(&k->key);
-    constraint_matrices_free(&k->mat);
+    return test_circuit_key_make(k, synthetic_circuit, &params, N_PUBLIC);
 }
 
 typedef struct {
@@ -170,6 +144,53 @@ static void test_out_of_order(const test_key *k)
     job_free(job);
 }
 
+/* The three stages called apart (as the pipeline does, on different buffers for each
+ * partition) give job_prove_partition's proof; a cancelled partition makes the job
+ * CANCELLED unless another failed. */
+static void test_stages_apart(const test_key *k)
+{
+    partitions ps;
+    make_partitions(&ps, 40);
+    fr_t r, s;
+    test_random_fr(&r);
+    test_random_fr(&s);
+    groth16_prove_options opts = {.fixed_r = &r, .fixed_s = &s};
+    groth16_prove_options route = {0}; /* the CPU's own code, as the CPU backend routes */
+    job_config cfg = config(k, &ps);
+    cfg.prove_opts = &opts;
+    job_t *job = NULL;
+    job_buffers bufs[2];
+    if (!CHECK(job_create(&job, &cfg) == G16_OK))
+        return;
+    if (!CHECK(job_buffers_alloc(&bufs[0], job) == G16_OK) ||
+        !CHECK(job_buffers_alloc(&bufs[1], job) == G16_OK)) {
+        job_free(job);
+        return;
+    }
+    CHECK(job_synthesize_partition(job, 0, &bufs[0]) == G16_OK);
+    CHECK(job_synthesize_partition(job, 1, &bufs[1]) == G16_OK);
+    CHECK(job_get_result(job, 0)->state == JOB_PARTITION_PENDING);
+    CHECK(job_prove_synthesized(job, 1, &bufs[1], &route) == G16_OK);
+    CHECK(job_prove_synthesized(job, 0, &bufs[0], NULL) == G16_OK);
+    CHECK(job_get_result(job, 0)->state == JOB_PARTITION_PENDING); /* not verified yet */
+    CHECK(job_verify_partition(job, 0) == G16_OK && job_verify_partition(job, 1) == G16_OK);
+    for (size_t p = 0; p < 2; p++) {
+        const job_result *res = job_get_result(job, p);
+        groth16_proof alone;
+        prove_alone(&alone, k, &ps.params[p], &opts);
+        CHECK(res->state == JOB_PARTITION_PROVED && memcmp(&alone, &res->proof, sizeof alone) == 0);
+        CHECK(res->ms_prove > 0 && res->ms_total == res->ms_synth + res->ms_prove + res->ms_verify);
+    }
+    job_cancel_partition(job, 0); /* proved: stays proved */
+    job_cancel_partition(job, 2);
+    CHECK(job_get_result(job, 0)->state == JOB_PARTITION_PROVED);
+    CHECK(job_get_result(job, 2)->state == JOB_PARTITION_CANCELLED);
+    CHECK(job_status(job) == G16_ERR_CANCELLED && strstr(g16_last_error(), "1 of 3") != NULL);
+    job_buffers_free(&bufs[0]);
+    job_buffers_free(&bufs[1]);
+    job_free(job);
+}
+
 static void count_stage(void *ctx, size_t p, const char *stage)
 {
     size_t *counts = ctx;
@@ -255,9 +276,10 @@ int main(void)
     if (make_key(&other)) {
         test_prove_all(&k);
         test_out_of_order(&k);
+        test_stages_apart(&k);
         test_failures(&k, &other);
-        free_key(&other);
+        test_circuit_key_free(&other);
     }
-    free_key(&k);
+    test_circuit_key_free(&k);
     return test_finish();
 }

@@ -47,8 +47,11 @@ void backend_close(backend *be);
 void backend_prove_options(backend *be, groth16_prove_options *opts);
 
 /* The CUDA backend on device `device` (backend_cuda.c; G16_ERR_UNSUPPORTED in builds
- * without CUDA). */
+ * without CUDA). The device becomes the calling thread's current CUDA device, so a worker
+ * thread that drives one device opens its backend itself. */
 g16_status backend_cuda_open(backend **out, int device);
+/* CUDA devices visible to this process (0 in builds without CUDA). */
+int backend_cuda_device_count(void);
 
 #ifdef G16_HAVE_CUDA
 #include "backend/cuda/cuda_backend.h"

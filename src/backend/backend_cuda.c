@@ -19,6 +19,8 @@ g16_status backend_cuda_open(backend **out, int device)
                        "where nvcc is installed)");
 }
 
+int backend_cuda_device_count(void) { return 0; }
+
 #else
 
 #include "backend/cuda/cuda_backend.h"
@@ -257,6 +259,8 @@ out:
     trace_end_on(window, TRACE_GPU, dev, 0, "partition");
     return st;
 }
+
+int backend_cuda_device_count(void) { return cuda_device_count(); }
 
 cuda_ctx *backend_cuda_ctx(backend *be)
 {

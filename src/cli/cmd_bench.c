@@ -1,36 +1,40 @@
-/* g16 bench --circuit synthetic --constraints N --partitions P [--threads T]
- *           [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]
+/* g16 bench --circuit synthetic --constraints N --partitions P [-c/--count N]
+ *           [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]
+ *           [--provers W] [--mem-budget BYTES] [--synth-cost K] [--public K]
+ *           [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]
  *           [--backend cpu|cuda|auto] [--trace FILE] [--timeline]
- * A job (job/job.h) of P partitions of a native circuit on the chosen backend: setup once
- * (development setup, in memory), then for each partition synthesize its witness (seed =
- * partition index), prove, verify; per-stage times, constraints per second, proofs per
- * hour and peak memory. --proofs writes the P proofs as 192-byte zcash-encoded records; --out DIR
- * writes verification_key.json and, per partition, proof_P.bin and public_P.json, which
- * `g16 verify` checks.
+ * Jobs (job/job.h) of P partitions of a native circuit through the pipeline
+ * (pipeline/pipeline.h) on the chosen backend: setup once (development setup, in memory),
+ * then N jobs (default 1), J submitted at a time (default 1; the flags of the reference
+ * pipeline's benchmark, where c=3, j=3 means three proofs, three at a time). Partition p
+ * of job k is the circuit with seed k P + p: synthesized, proved, verified. One job prints
+ * a row per partition; several print a row per job; then throughput (seconds per job in
+ * steady state, proofs per hour), per-stage averages, each stage's utilisation, the memory
+ * budget and peak RSS (bench_run.c). --proofs writes every proof as a 192-byte
+ * zcash-encoded record; --out DIR writes verification_key.json and, per partition,
+ * proof_P.bin and public_P.json (proof_K_P.bin with several jobs), which `g16 verify`
+ * checks.
  * --key caches the key in a native key file (io/native_key.h): an existing FILE made for
  * the same circuit, N and K is mapped (and read in) and the setup skipped; a missing FILE is written
  * after the setup; a FILE made for other parameters (or unreadable) is an error, exit 2,
  * and is never overwritten.
  * --trace FILE records the partitions' timeline (trace/trace_session.h) for `g16 trace`;
  * --timeline prints it on stderr as TIMELINE and TIMING lines. */
-#include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "backend/backend.h"
+#include "bench_run.h"
 #include "circuit/cs.h"
 #include "circuit/synthetic.h"
 #include "commands.h"
 #include "curve/encoding.h"
 #include "groth16/prove.h"
-#include "io/proof_bin.h"
-#include "io/snarkjs_json.h"
 #include "io/native_key.h"
 #include "trace/trace_session.h"
-#include "job/job.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -42,34 +46,7 @@ static double peak_rss_gib(void)
     return ru.ru_maxrss / (1024.0 * 1024.0); /* ru_maxrss is in KiB on Linux */
 }
 
-static bool g_tty;
-
-static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void progress(const char *fmt, ...)
-{
-    if (!g_tty)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "\r\033[K");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
-
-static void progress_clear(void)
-{
-    if (g_tty)
-        fprintf(stderr, "\r\033[K");
-}
-
-static void setup_stage(const char *stage) { progress("setup: %s", stage); }
-
-static size_t g_partitions;
-
-static void partition_stage(void *ctx, size_t p, const char *stage)
-{
-    progress("partition %zu/%zu: %s", p + 1, g_partitions, stage);
-}
+static void setup_stage(const char *stage) { bench_progress("setup: %s", stage); }
 
 /* Touches every page of a mapped key, so that the load time includes reading it in and
  * the first partition's MSMs do not pay for the page faults. */
@@ -85,9 +62,12 @@ static void read_in(const uint8_t *p, uint64_t n)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: g16 bench --circuit synthetic --constraints N --partitions P "
-                    "[--threads T] [--public K] [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
-                    "       [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n");
+    fprintf(stderr,
+            "usage: g16 bench --circuit synthetic --constraints N --partitions P [-c/--count N]\n"
+            "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
+            "         [--provers W] [--mem-budget BYTES] [--synth-cost K] [--public K]\n"
+            "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
+            "         [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n");
     return 2;
 }
 
@@ -150,57 +130,97 @@ out:
     return rc;
 }
 
+/* A count flag's value: 1..max, else a message and false. */
+static bool count_arg(size_t *out, const char *flag, const char *v, size_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 0);
+    if (errno || end == v || *end || n < 1 || n > max) {
+        fprintf(stderr, "g16 bench: %s must be 1..%zu, not '%s'\n", flag, max, v);
+        return false;
+    }
+    *out = (size_t)n;
+    return true;
+}
+
 int cmd_bench(int argc, char **argv)
 {
-    const char *circuit = "synthetic", *proofs_path = NULL, *key_path = NULL, *out_dir = NULL;
-    const char *trace_path = NULL;
-    size_t n_constraints = 1 << 16, partitions = 2, n_public = 16;
+    const char *circuit = "synthetic", *key_path = NULL, *trace_path = NULL;
+    size_t n_constraints = 1 << 16;
     bool synth_only = false, timeline = false;
-    const char *backend_name = "auto";
+    bench_run_opts ro = {.count = 1, .concurrency = 1, .partitions = 2, .n_public = 16,
+                         .synth_cost = 1, .backend = "auto"};
     for (int i = 0; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--circuit") && v)
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        size_t n;
+        bool ok = true;
+        if (!strcmp(a, "--circuit") && v)
             circuit = argv[++i];
-        else if (!strcmp(argv[i], "--constraints") && v)
+        else if (!strcmp(a, "--constraints") && v)
             n_constraints = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--partitions") && v)
-            partitions = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--public") && v)
-            n_public = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--threads") && v)
+        else if (!strcmp(a, "--partitions") && v)
+            ok = count_arg(&ro.partitions, a, argv[++i], 100000);
+        else if ((!strcmp(a, "-c") || !strcmp(a, "--count")) && v)
+            ok = count_arg(&ro.count, a, argv[++i], 100000);
+        else if ((!strcmp(a, "-j") || !strcmp(a, "--concurrency")) && v)
+            ok = count_arg(&ro.concurrency, a, argv[++i], 100000);
+        else if (!strcmp(a, "--public") && v)
+            ro.n_public = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(a, "--threads") && v)
             parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
-        else if (!strcmp(argv[i], "--proofs") && v)
-            proofs_path = argv[++i];
-        else if (!strcmp(argv[i], "--key") && v)
+        else if (!strcmp(a, "--synth-threads") && v) {
+            ok = count_arg(&n, a, argv[++i], 256);
+            ro.synth_threads = (unsigned)n;
+        } else if (!strcmp(a, "--lookahead") && v) {
+            ok = count_arg(&n, a, argv[++i], 1024);
+            ro.lookahead = (unsigned)n;
+        } else if (!strcmp(a, "--provers") && v) {
+            ok = count_arg(&n, a, argv[++i], 64);
+            ro.provers = (unsigned)n;
+        } else if (!strcmp(a, "--synth-cost") && v) {
+            ok = count_arg(&n, a, argv[++i], 100000);
+            ro.synth_cost = (unsigned)n;
+        } else if (!strcmp(a, "--mem-budget") && v) {
+            if (!bench_parse_bytes(&ro.mem_budget, argv[++i])) {
+                fprintf(stderr, "g16 bench: --mem-budget takes bytes, as 4096, 512M, 8G or "
+                                "1.5GiB, not '%s'\n", argv[i]);
+                ok = false;
+            }
+        } else if (!strcmp(a, "--proofs") && v)
+            ro.proofs_path = argv[++i];
+        else if (!strcmp(a, "--key") && v)
             key_path = argv[++i];
-        else if (!strcmp(argv[i], "--out") && v)
-            out_dir = argv[++i];
-        else if (!strcmp(argv[i], "--synth-only"))
+        else if (!strcmp(a, "--out") && v)
+            ro.out_dir = argv[++i];
+        else if (!strcmp(a, "--synth-only"))
             synth_only = true;
-        else if (!strcmp(argv[i], "--backend") && v)
-            backend_name = argv[++i];
-        else if (!strcmp(argv[i], "--trace") && v)
+        else if (!strcmp(a, "--backend") && v)
+            ro.backend = argv[++i];
+        else if (!strcmp(a, "--trace") && v)
             trace_path = argv[++i];
-        else if (!strcmp(argv[i], "--timeline"))
+        else if (!strcmp(a, "--timeline"))
             timeline = true;
         else
             return usage();
+        if (!ok)
+            return 2;
     }
     if (strcmp(circuit, "synthetic") != 0) {
         fprintf(stderr, "g16 bench: unknown circuit '%s' (available: synthetic)\n", circuit);
         return 2;
     }
-    if (partitions < 1 || partitions > 100000) {
-        fprintf(stderr, "g16 bench: --partitions must be 1..100000\n");
-        return 2;
-    }
+    if (ro.concurrency > ro.count)
+        ro.concurrency = ro.count;
     if (synth_only && (trace_path || timeline)) {
         fprintf(stderr, "g16 bench: --trace and --timeline record proving runs, not --synth-only\n");
         return 2;
     }
+    size_t n_public = ro.n_public, partitions = ro.partitions;
+    ro.n_constraints = n_constraints;
     if (synth_only)
         return bench_synthesis_only(n_constraints, n_public, partitions);
-    g_tty = isatty(2);
+    bench_progress_init(isatty(2));
     int rc = 2;
     double t0 = clock_ms(), t;
     cs_t *cs = NULL;
@@ -209,12 +229,6 @@ int cmd_bench(int argc, char **argv)
     native_key_t nkey = {0};
     groth16_vk vk = {0};
     groth16_prover_key pk;
-    job_t *job = NULL;
-    job_buffers bufs = {0};
-    synthetic_params *part_params = NULL;
-    const void **part_ptrs = NULL;
-    FILE *proofs = NULL;
-    backend *be = NULL;
     trace_session *trace = NULL;
     g16_status st;
 
@@ -229,12 +243,12 @@ int cmd_bench(int argc, char **argv)
     if (key_path && access(key_path, F_OK) == 0) {
         /* A cached key: mapped, its points used in place; the setup is skipped. */
         t = clock_ms();
-        progress("key: loading %s", key_path);
+        bench_progress("key: loading %s", key_path);
         if ((st = native_key_open(&nkey, key_path)))
             goto fail;
         if (strcmp(nkey.circuit, "synthetic") != 0 || nkey.param_n != n_constraints ||
             nkey.param_public != n_public || nkey.n_public != n_public) {
-            progress_clear();
+            bench_progress_clear();
             fprintf(stderr,
                     "g16 bench: %s is a key for circuit %s with --constraints %llu --public "
                     "%llu, this run asks for circuit synthetic with --constraints %zu "
@@ -256,7 +270,7 @@ int cmd_bench(int argc, char **argv)
     } else {
         /* Setup: the circuit's matrices (its structure does not depend on the seed). */
         t = clock_ms();
-        progress("setup: synthesizing the constraint system");
+        bench_progress("setup: synthesizing the constraint system");
         if ((st = cs_create(&cs, CS_SETUP, n_public, NULL)) ||
             (st = cs_synthesize(cs, synthetic_circuit, &params)))
             goto fail;
@@ -271,7 +285,7 @@ int cmd_bench(int argc, char **argv)
         m = matrices.n_constraints;
         constraint_matrices_free(&matrices); /* ~40 bytes per term, unused from here */
         if (key_path) {
-            progress("key: writing %s", key_path);
+            bench_progress("key: writing %s", key_path);
             if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public)))
                 goto fail;
         }
@@ -279,7 +293,7 @@ int cmd_bench(int argc, char **argv)
         vk = (groth16_vk){.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
                           .delta2 = key.delta2, .n_public = n_public, .ic = key.ic};
     }
-    progress_clear();
+    bench_progress_clear();
     nv = pk.n_vars;
     domain = pk.domain_size;
     printf("g16 bench: circuit synthetic, %zu constraints (domain 2^%u), %zu variables, "
@@ -294,122 +308,23 @@ int cmd_bench(int argc, char **argv)
         printf("  key: wrote %s\n", key_path);
     printf("  shape: A-aux density %.1f%%, B-aux density %.1f%%\n", 100 * shape.density_a,
            100 * shape.density_b);
-    if ((st = backend_open(&be, backend_name)))
-        goto fail;
-    groth16_prove_options prove_opts = {0};
-    backend_prove_options(be, &prove_opts);
-    printf("  backend: %s\n", be->description);
-
-    /* The job: partition p is the synthetic circuit with seed p, all sharing the key. */
-    part_params = calloc(partitions, sizeof *part_params);
-    part_ptrs = calloc(partitions, sizeof *part_ptrs);
-    if (!part_params || !part_ptrs) {
-        fprintf(stderr, "g16 bench: out of memory for %zu partitions\n", partitions);
-        goto out;
-    }
-    for (size_t p = 0; p < partitions; p++) {
-        part_params[p] = params;
-        part_params[p].seed = p;
-        part_ptrs[p] = &part_params[p];
-    }
-    job_config jc = {.circuit = synthetic_circuit, .params = part_ptrs,
-                     .n_partitions = partitions, .n_public = n_public, .n_constraints = m,
-                     .pk = &pk, .vk = &vk, .on_stage = partition_stage,
-                     .prove_opts = &prove_opts};
-    if ((st = job_create(&job, &jc)) || (st = job_buffers_alloc(&bufs, job)))
-        goto fail;
-    if (proofs_path && !(proofs = fopen(proofs_path, "wb"))) {
-        perror(proofs_path);
-        goto out;
-    }
-    if (out_dir) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/verification_key.json", out_dir);
-        if ((st = json_write_vk(path, &vk)))
-            goto fail;
-    }
-
-    double sum_synth = 0, sum_up = 0, sum_h = 0, sum_g1 = 0, sum_g2 = 0, sum_verify = 0,
-           sum_total = 0;
-    printf("  %-9s %9s %9s %9s %9s %9s %9s %9s  %s\n", "partition", "synth ms", "upload",
-           "H ms", "G1 MSM", "G2 MSM", "verify", "total ms", "witness 0/1/other");
-    g_partitions = partitions;
-    for (size_t p = 0; p < partitions; p++) {
-        st = job_prove_partition(job, p, &bufs);
-        const job_result *r = job_get_result(job, p);
-        if (st == G16_ERR_VERIFY_FAILED) {
-            progress_clear();
-            fprintf(stderr, "g16 bench: %s\n", r->error);
-            rc = 1;
-            goto out;
-        }
-        if (st)
-            goto fail;
-        const groth16_proof *proof = &r->proof;
-        if (proofs) {
-            uint8_t rec[PROOF_BIN_BYTES];
-            proof_bin_encode(rec, proof);
-            if (fwrite(rec, sizeof rec, 1, proofs) != 1) {
-                perror(proofs_path);
-                goto out;
-            }
-        }
-        if (out_dir) {
-            /* What `g16 verify` needs per partition: the 192-byte proof and its inputs. */
-            char path[4096];
-            snprintf(path, sizeof path, "%s/proof_%zu.bin", out_dir, p);
-            if ((st = proof_bin_write(path, proof)))
-                goto fail;
-            snprintf(path, sizeof path, "%s/public_%zu.json", out_dir, p);
-            if ((st = json_write_public(path, r->public_inputs, n_public)))
-                goto fail;
-        }
-        progress_clear();
-        printf("  %-9zu %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %zu/%zu/%zu\n", p,
-               r->ms_synth, r->ms_upload, r->ms_h, r->ms_msm_g1, r->ms_msm_g2, r->ms_verify, r->ms_total,
-               r->scalars_zero, r->scalars_one, r->scalars_other);
-        fflush(stdout);
-        trace_session_partition_done(trace, 0, (int32_t)p);
-        sum_synth += r->ms_synth;
-        sum_up += r->ms_upload;
-        sum_h += r->ms_h;
-        sum_g1 += r->ms_msm_g1;
-        sum_g2 += r->ms_msm_g2;
-        sum_verify += r->ms_verify;
-        sum_total += r->ms_total;
-    }
-    double k = (double)partitions;
-    printf("  %-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", "average", sum_synth / k,
-           sum_up / k, sum_h / k,
-           sum_g1 / k, sum_g2 / k, sum_verify / k, sum_total / k);
-    printf("  synthesis: %.2f M constraints/s; proving: %.1f proofs/hour (%.2f s per "
-           "partition); every proof verified\n",
-           m / (sum_synth / k) / 1e3, 3600e3 / (sum_total / k), sum_total / k / 1e3);
-    printf("  wall %.1f s, peak RSS %.2f GiB%s%s\n", (clock_ms() - t0) / 1e3, peak_rss_gib(),
-           proofs ? "; proofs (192-byte zcash encoding) in " : "", proofs ? proofs_path : "");
+    fflush(stdout);
+    rc = bench_run(&ro, &pk, &vk, m, trace, t0);
     st = trace_session_finish(trace);
     trace = NULL;
-    if (st)
-        goto fail;
-    if (trace_path)
+    if (st && rc == 0) {
+        fprintf(stderr, "g16 bench: %s\n", g16_last_error());
+        rc = 2;
+    }
+    if (rc == 0 && trace_path)
         printf("  timeline: %s (g16 trace report %s)\n", trace_path, trace_path);
-    rc = 0;
     goto out;
 fail:
-    progress_clear();
+    bench_progress_clear();
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
     trace_session_finish(trace); /* after a failure: what was recorded is still written */
-    if (proofs && fclose(proofs) != 0 && rc == 0) {
-        perror(proofs_path);
-        rc = 2;
-    }
-    job_buffers_free(&bufs);
-    job_free(job);
-    free(part_params);
-    free(part_ptrs);
     cs_free(cs);
-    backend_close(be);
     if (loaded)
         groth16_vk_free(&vk); /* otherwise vk's IC is the setup key's */
     groth16_setup_key_free(&key);

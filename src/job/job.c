@@ -123,44 +123,79 @@ static g16_status synthesize(const job_t *job, size_t p, const job_buffers *bufs
     return st;
 }
 
-static g16_status record_failure(job_result *r, g16_status st, double t0)
+static g16_status record_failure(job_result *r, g16_status st)
 {
-    r->ms_total = clock_ms() - t0;
+    r->ms_total = r->ms_synth + r->ms_prove + r->ms_verify;
     r->state = JOB_PARTITION_FAILED;
     r->status = st;
     snprintf(r->error, sizeof r->error, "%s", g16_last_error());
     return st;
 }
 
-g16_status job_prove_partition(job_t *job, size_t p, job_buffers *bufs)
+static void record_proved(job_result *r)
+{
+    r->ms_total = r->ms_synth + r->ms_prove + r->ms_verify;
+    r->state = JOB_PARTITION_PROVED;
+    r->status = G16_OK;
+}
+
+static g16_status check_buffers(const job_t *job, size_t p, const job_buffers *bufs)
 {
     if (!job || p >= job->cfg.n_partitions)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no partition %zu", p);
-    const job_config *cfg = &job->cfg;
+    const groth16_prover_key *pk = job->cfg.pk;
     if (!bufs || !bufs->z || !bufs->a || !bufs->b || !bufs->c ||
-        bufs->n_vars < cfg->pk->n_vars || bufs->domain_size < cfg->pk->domain_size)
+        bufs->n_vars < pk->n_vars || bufs->domain_size < pk->domain_size)
         return status_fail(G16_ERR_INVALID_ARGUMENT,
                            "job: partition %zu: buffers smaller than the key's sizes", p);
+    return G16_OK;
+}
+
+g16_status job_synthesize_partition(job_t *job, size_t p, job_buffers *bufs)
+{
+    g16_status st = check_buffers(job, p, bufs);
+    if (st)
+        return st;
     job_result *r = &job->results[p];
     fr_t *inputs = r->public_inputs;
     *r = (job_result){.state = JOB_PARTITION_PENDING, .public_inputs = inputs};
     status_clear();
-    double t0 = clock_ms(), t;
-
+    double t0 = clock_ms();
     stage(job, p, "synthesizing");
     trace_context_set(job->cfg.id, (int32_t)p);
     uint64_t span = trace_begin();
-    g16_status st = synthesize(job, p, bufs);
+    st = synthesize(job, p, bufs);
     trace_end(span, TRACE_SYNTH, "circuit");
     r->ms_synth = clock_ms() - t0;
     if (st)
-        return record_failure(r, st, t0);
-    memcpy(inputs, bufs->z + 1, cfg->n_public * sizeof *inputs);
+        return record_failure(r, st);
+    memcpy(inputs, bufs->z + 1, job->cfg.n_public * sizeof *inputs);
+    return G16_OK;
+}
 
+g16_status job_prove_synthesized(job_t *job, size_t p, job_buffers *bufs,
+                                 const groth16_prove_options *route)
+{
+    g16_status st = check_buffers(job, p, bufs);
+    if (st)
+        return st;
+    const job_config *cfg = &job->cfg;
+    job_result *r = &job->results[p];
+    groth16_prove_options opts = {0};
+    if (cfg->prove_opts)
+        opts = *cfg->prove_opts;
+    if (route) {
+        opts.partition = route->partition;
+        opts.partition_ctx = route->partition_ctx;
+    }
+    status_clear();
     stage(job, p, "proving");
+    trace_context_set(cfg->id, (int32_t)p);
     groth16_prove_stats stats = {0};
+    double t0 = clock_ms();
     st = groth16_prove_evals(&r->proof, &stats, cfg->pk, bufs->z, NULL, bufs->a, bufs->b,
-                             bufs->c, cfg->prove_opts);
+                             bufs->c, &opts);
+    r->ms_prove = clock_ms() - t0;
     r->ms_upload = stats.ms_upload;
     r->ms_h = stats.ms_h;
     r->ms_msm_g1 = stats.ms_msm_g1;
@@ -169,24 +204,56 @@ g16_status job_prove_partition(job_t *job, size_t p, job_buffers *bufs)
     r->scalars_one = stats.scalars_one;
     r->scalars_other = stats.scalars_other;
     if (st)
-        return record_failure(r, st, t0);
-
-    if (cfg->vk) {
-        stage(job, p, "verifying");
-        t = clock_ms();
-        span = trace_begin();
-        st = groth16_verify(cfg->vk, inputs, cfg->n_public, &r->proof);
-        trace_end(span, TRACE_VERIFY, "");
-        r->ms_verify = clock_ms() - t;
-        if (st == G16_ERR_VERIFY_FAILED)
-            st = status_fail(st, "partition %zu: the proof does not verify", p);
-        if (st)
-            return record_failure(r, st, t0);
-    }
-    r->ms_total = clock_ms() - t0;
-    r->state = JOB_PARTITION_PROVED;
-    r->status = G16_OK;
+        return record_failure(r, st);
+    if (!cfg->vk)
+        record_proved(r);
     return G16_OK;
+}
+
+g16_status job_verify_partition(job_t *job, size_t p)
+{
+    if (!job || p >= job->cfg.n_partitions)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no partition %zu", p);
+    const job_config *cfg = &job->cfg;
+    job_result *r = &job->results[p];
+    if (!cfg->vk)
+        return G16_OK;
+    status_clear();
+    stage(job, p, "verifying");
+    trace_context_set(cfg->id, (int32_t)p);
+    double t0 = clock_ms();
+    uint64_t span = trace_begin();
+    g16_status st = groth16_verify(cfg->vk, r->public_inputs, cfg->n_public, &r->proof);
+    trace_end(span, TRACE_VERIFY, "");
+    r->ms_verify = clock_ms() - t0;
+    if (st == G16_ERR_VERIFY_FAILED)
+        st = status_fail(st, "partition %zu: the proof does not verify", p);
+    if (st)
+        return record_failure(r, st);
+    record_proved(r);
+    return G16_OK;
+}
+
+void job_cancel_partition(job_t *job, size_t p)
+{
+    if (!job || p >= job->cfg.n_partitions)
+        return;
+    job_result *r = &job->results[p];
+    if (r->state == JOB_PARTITION_PROVED || r->state == JOB_PARTITION_FAILED)
+        return;
+    r->state = JOB_PARTITION_CANCELLED;
+    r->status = G16_ERR_CANCELLED;
+    snprintf(r->error, sizeof r->error, "partition %zu: cancelled", p);
+}
+
+g16_status job_prove_partition(job_t *job, size_t p, job_buffers *bufs)
+{
+    g16_status st = job_synthesize_partition(job, p, bufs);
+    if (!st)
+        st = job_prove_synthesized(job, p, bufs, NULL);
+    if (!st)
+        st = job_verify_partition(job, p);
+    return st;
 }
 
 g16_status job_prove_all(job_t *job)
@@ -203,6 +270,8 @@ size_t job_num_partitions(const job_t *job) { return job->cfg.n_partitions; }
 
 size_t job_num_public(const job_t *job) { return job->cfg.n_public; }
 
+const job_config *job_get_config(const job_t *job) { return &job->cfg; }
+
 const job_result *job_get_result(const job_t *job, size_t p)
 {
     return p < job->cfg.n_partitions ? &job->results[p] : NULL;
@@ -210,13 +279,17 @@ const job_result *job_get_result(const job_t *job, size_t p)
 
 g16_status job_status(const job_t *job)
 {
-    size_t pending = 0;
+    size_t pending = 0, cancelled = 0;
     for (size_t p = 0; p < job->cfg.n_partitions; p++) {
         const job_result *r = &job->results[p];
         if (r->state == JOB_PARTITION_FAILED)
             return status_fail(r->status, "%s", r->error);
         pending += r->state == JOB_PARTITION_PENDING;
+        cancelled += r->state == JOB_PARTITION_CANCELLED;
     }
+    if (cancelled)
+        return status_fail(G16_ERR_CANCELLED, "job: %zu of %zu partitions cancelled",
+                           cancelled, job->cfg.n_partitions);
     if (pending)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "job: %zu of %zu partitions not proved",
                            pending, job->cfg.n_partitions);

@@ -7,12 +7,15 @@
  *
  * Why a layer of its own (src/job) and not part of src/circuit: a job strings together
  * synthesis (circuit), proving (groth16, and through it the backend) and verification,
- * and owns results; the circuit layer stays about constraint systems. The pipeline (issue
- * 6) schedules the same unit: it will call job_prove_partition for several partitions at
- * once, from its own threads and with its own (pinned, pooled) buffers, where today
- * job_prove_all runs them one after another with one set of buffers. So the per-partition
- * call takes its buffers from the caller and touches only that partition's result:
- * different partitions may be proved concurrently, each with its own job_buffers.
+ * and owns results; the circuit layer stays about constraint systems. The pipeline
+ * (pipeline/pipeline.h) schedules the same unit on its own threads and with its own pooled
+ * buffers, one stage at a time: job_synthesize_partition on a synthesis thread,
+ * job_prove_synthesized on a prover worker (with that worker's backend), and
+ * job_verify_partition on the finalize thread, which needs no buffers, so they go back to
+ * the pool as soon as the proof is made. job_prove_partition runs the three in a row. Every
+ * per-partition call takes its buffers from the caller and touches only that partition's
+ * result: different partitions may be in different stages at once, each with its own
+ * job_buffers.
  *
  * Lifetimes: the circuit parameters, the prover key and the verifying key belong to the
  * caller and must outlive the job. */
@@ -40,7 +43,8 @@ typedef struct {
     const groth16_prover_key *pk;
     const groth16_vk *vk; /* when set, every proof is verified before it counts */
     /* Called as each stage of a partition starts ("synthesizing", "proving",
-     * "verifying"); may be NULL. */
+     * "verifying"); may be NULL. Under a pipeline it is called from the pipeline's
+     * threads, for several partitions at once. */
     void (*on_stage)(void *ctx, size_t partition, const char *stage);
     void *ctx;
     const groth16_prove_options *prove_opts; /* the backend (backend_prove_options), and
@@ -52,6 +56,8 @@ typedef enum {
     JOB_PARTITION_PENDING = 0, /* not proved (yet) */
     JOB_PARTITION_PROVED,      /* proof made, and verified when the job has a vk */
     JOB_PARTITION_FAILED,      /* status and error say why */
+    JOB_PARTITION_CANCELLED,   /* dropped before it was proved (G16_ERR_CANCELLED): its job
+                                  was cancelled or another of its partitions failed */
 } job_partition_state;
 
 typedef struct {
@@ -60,7 +66,9 @@ typedef struct {
     char error[256];          /* the failure's message (g16_last_error() at the time) */
     groth16_proof proof;
     fr_t *public_inputs;      /* n_public, owned by the job; set once synthesized */
-    double ms_synth, ms_upload, ms_h, ms_msm_g1, ms_msm_g2, ms_verify, ms_total;
+    /* Stage times; ms_prove is the whole proving call (upload, H, MSMs, assembly) and
+     * ms_total = ms_synth + ms_prove + ms_verify (waits between stages not included). */
+    double ms_synth, ms_upload, ms_h, ms_msm_g1, ms_msm_g2, ms_prove, ms_verify, ms_total;
     size_t scalars_zero, scalars_one, scalars_other; /* A's witness scalars */
 } job_result;
 
@@ -87,16 +95,40 @@ void job_buffers_free(job_buffers *bufs);
  * out of range or buffers too small (no result is recorded for those). */
 g16_status job_prove_partition(job_t *job, size_t p, job_buffers *bufs);
 
+/* The three stages of job_prove_partition, for callers that run them apart (the
+ * pipeline). Each returns the stage's status and, on failure, records it in the result
+ * (state FAILED, status, message) like job_prove_partition.
+ *
+ * job_synthesize_partition: resets partition p's result, fills bufs (z, a, b, c) and
+ * records its public inputs. G16_ERR_INVALID_ARGUMENT for p out of range or buffers too
+ * small (no result recorded for those). */
+g16_status job_synthesize_partition(job_t *job, size_t p, job_buffers *bufs);
+/* Proves partition p from the buffers its synthesis filled (a, b, c are overwritten).
+ * route: where steps 2-3 run (its partition and partition_ctx, from
+ * backend_prove_options) instead of the job's prove_opts; the job's fixed r, s (tests)
+ * apply either way. NULL: the job's prove_opts. Without a verifying key the partition is
+ * then PROVED; with one it stays PENDING until job_verify_partition. */
+g16_status job_prove_synthesized(job_t *job, size_t p, job_buffers *bufs,
+                                 const groth16_prove_options *route);
+/* Verifies partition p's proof against the job's verifying key (no buffers needed) and
+ * marks it PROVED, or FAILED with G16_ERR_VERIFY_FAILED. Without a verifying key: G16_OK
+ * and nothing to do. */
+g16_status job_verify_partition(job_t *job, size_t p);
+/* Marks a partition that is not PROVED or FAILED as CANCELLED (a no-op otherwise). */
+void job_cancel_partition(job_t *job, size_t p);
+
 /* Proves the partitions in order with one set of buffers, stopping at the first failure
  * (the partitions after it stay pending). Returns G16_OK or that failure's status. */
 g16_status job_prove_all(job_t *job);
 
 size_t job_num_partitions(const job_t *job);
+const job_config *job_get_config(const job_t *job);
 size_t job_num_public(const job_t *job);
 /* Partition p's result, or NULL when p is out of range. */
 const job_result *job_get_result(const job_t *job, size_t p);
-/* G16_OK when every partition is proved; else the first failed partition's status, or
- * G16_ERR_INVALID_ARGUMENT ("pending") when none failed but some are not proved. */
+/* G16_OK when every partition is proved; else the first failed partition's status, else
+ * G16_ERR_CANCELLED when a partition was cancelled, else G16_ERR_INVALID_ARGUMENT
+ * ("pending") when some are not proved yet. */
 g16_status job_status(const job_t *job);
 
 #endif

@@ -8,12 +8,12 @@
 
 static const char *const CAUSE_KEYS[TRACE_CAUSE_COUNT] = {
     "lock_wait", "event_wait", "budget_wait", "upload", "cpu_msm",
-    "synthesis", "queue_wait", "finalize",    "unexplained", "idle",
+    "synthesis", "finalize",   "queue_wait",  "unexplained", "idle",
 };
 static const char *const CAUSE_LABELS[TRACE_CAUSE_COUNT] = {
     "waiting for locks",     "waiting for events",  "waiting for the budget",
     "waiting for uploads",   "CPU-side MSM",        "waiting for synthesis",
-    "waiting in queues",     "finalize and verify", "unexplained",
+    "finalize and verify",   "waiting in queues",   "unexplained",
     "idle between partitions",
 };
 

@@ -15,7 +15,10 @@
  * An idle instant goes to the first cause in trace_cause order that has an event covering
  * it: the waits that block a device worker directly first (locks, CUDA events, the memory
  * budget), then uploads, CPU-side MSMs (KERNEL/B2_MSM on device -1 while the lane is a
- * GPU), synthesis, queues, finalize/verify. An instant with no covering event is
+ * GPU), synthesis, finalize/verify, and queues last: a partition sitting in a queue is
+ * mostly the mark of a busy stage after it (the pipeline records every partition's queue
+ * time), so a queue explains an instant only when no work does. An instant with no
+ * covering event is
  * "unexplained" inside a partition's window and "idle" outside every window. Events on
  * another device never explain a lane's gap; CPU events (device -1) explain every lane's.
  * So, per lane, busy + the sum of the causes = the run's wall time, exactly.
@@ -49,8 +52,8 @@ typedef enum {
     TRACE_CAUSE_UPLOAD,
     TRACE_CAUSE_CPU_MSM,
     TRACE_CAUSE_SYNTH,
-    TRACE_CAUSE_QUEUE_WAIT,
     TRACE_CAUSE_FINALIZE,
+    TRACE_CAUSE_QUEUE_WAIT,
     TRACE_CAUSE_UNEXPLAINED, /* inside a window, no event covers it */
     TRACE_CAUSE_IDLE,        /* outside every window, no event covers it */
     TRACE_CAUSE_COUNT

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "trace/trace.h"
+
 #define MAX_THREADS 256
 
 typedef struct {
@@ -154,7 +156,13 @@ void parallel_for(size_t n, size_t min_chunk, parallel_body body, void *ctx)
         body(ctx, 0, n, 0);
         return;
     }
-    pthread_mutex_lock(&pool.submit);
+    /* Callers from several threads (the pipeline's CPU prover workers) take the pool in
+     * turn; the wait for it is a lock wait in the timeline. */
+    if (pthread_mutex_trylock(&pool.submit) != 0) {
+        uint64_t wait = trace_begin();
+        pthread_mutex_lock(&pool.submit);
+        trace_end(wait, TRACE_LOCK_WAIT, "thread pool");
+    }
     if (!pool.initialised)
         start_workers(default_threads());
     /* About four chunks per thread: small enough to balance, large enough to amortise. */

@@ -19,6 +19,7 @@ const char *g16_status_message(g16_status status)
     case G16_ERR_OUT_OF_MEMORY: return "out of memory";
     case G16_ERR_VERIFY_FAILED: return "proof does not verify";
     case G16_ERR_INTERNAL: return "internal error";
+    case G16_ERR_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }

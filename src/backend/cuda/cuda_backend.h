@@ -25,6 +25,8 @@ extern "C" {
 
 typedef struct cuda_ctx cuda_ctx;
 
+/* Devices the runtime sees (CUDA_VISIBLE_DEVICES applies); 0 when none or on error. */
+int cuda_device_count(void);
 /* G16_ERR_UNSUPPORTED when there is no usable device (the message says why). */
 g16_status cuda_ctx_create(cuda_ctx **out, int device);
 void cuda_ctx_free(cuda_ctx *ctx);

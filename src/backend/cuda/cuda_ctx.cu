@@ -41,6 +41,12 @@ double cuda_elapsed_ms(cudaEvent_t a, cudaEvent_t b)
     return ms;
 }
 
+extern "C" int cuda_device_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 extern "C" g16_status cuda_ctx_create(cuda_ctx **out, int device)
 {
     *out = nullptr;

@@ -1,0 +1,47 @@
+/* g16 bench's proving run: N jobs of P partitions of the synthetic circuit through the
+ * pipeline (pipeline/pipeline.h), J jobs in flight, and the report of the run. cmd_bench.c
+ * parses the flags and makes or loads the key; bench_run.c does the rest. */
+#ifndef G16_CLI_BENCH_RUN_H
+#define G16_CLI_BENCH_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/groth16.h"
+#include "groth16/prove.h"
+#include "trace/trace_session.h"
+
+typedef struct {
+    size_t count;            /* -c: jobs */
+    size_t concurrency;      /* -j: jobs submitted at a time */
+    size_t partitions;       /* P per job */
+    size_t n_constraints;    /* the synthetic circuit's target N */
+    size_t n_public;
+    unsigned synth_threads;  /* 0: the pipeline's default */
+    unsigned lookahead;      /* 0: the pipeline's default */
+    unsigned provers;        /* CPU prover workers; 0: 1 */
+    unsigned synth_cost;     /* >= 1: synthesis checks the circuit cost - 1 times first */
+    uint64_t mem_budget;     /* 0: the pipeline's default */
+    const char *backend;
+    const char *proofs_path, *out_dir;
+} bench_run_opts;
+
+/* Progress on a terminal: one line on stderr, rewritten in place; nothing unless
+ * bench_progress_init(true). bench_progress_clear before printing anything else. */
+void bench_progress_init(bool tty);
+__attribute__((format(printf, 1, 2))) void bench_progress(const char *fmt, ...);
+void bench_progress_clear(void);
+
+/* Parses "8G", "512M", "1.5GiB", "4096" (K, M, G, T are binary multiples; "B", "iB"
+ * optional). False for anything else, zero or more than 2^62. */
+bool bench_parse_bytes(uint64_t *out, const char *s);
+
+/* Runs the jobs, prints the per-partition table (one job) or the per-job table, then the
+ * run's figures. m is the circuit's constraint count; t0 the command's start (clock_ms),
+ * for the wall time. Returns the exit status: 0, 1 when a proof did not verify, 2 for
+ * other failures (the message printed). */
+int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth16_vk *vk,
+              size_t m, trace_session *trace, double t0);
+
+#endif

@@ -1,0 +1,1012 @@
+/* The pipeline (pipeline.h): admission, queues, worker threads and job bookkeeping. */
+#include "pipeline.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "msm/msm.h"
+#include "trace/trace.h"
+#include "util/clock.h"
+#include "util/parallel.h"
+#include "util/status.h"
+
+enum { MAX_DEVICES = 64, FR_BYTES = 32 };
+
+/* A partition's way through the stages. */
+typedef enum {
+    ITEM_WAITING = 0, /* not admitted yet */
+    ITEM_SYNTH,       /* a synthesis thread has it (and a place and a slot) */
+    ITEM_QUEUED,      /* on the prove queue (place and slot) */
+    ITEM_PROVING,     /* a prover has it (slot) */
+    ITEM_FINAL_QUEUED,
+    ITEM_FINALIZING,
+    ITEM_RESOLVED,    /* final state in the job's result */
+} item_state;
+
+typedef struct slot {
+    struct slot *next_free;
+    job_buffers bufs;
+} slot;
+
+typedef struct item {
+    struct item *next; /* queue link */
+    pipeline_job *pj;
+    size_t partition;
+    slot *slot;
+    uint64_t queued_ns; /* when it entered its current queue */
+    item_state state;
+    bool budget_delayed; /* its admission waited for the memory budget */
+} item;
+
+struct pipeline_job {
+    pipeline_job *next_admit;  /* the admission list: jobs with partitions to admit */
+    pipeline_job *next_all;    /* every unreleased job */
+    job_t *job;
+    int32_t id;
+    uint64_t seq;              /* submission order */
+    size_t n;
+    item *items;               /* [n] */
+    size_t next;               /* next partition to admit */
+    size_t resolved;           /* partitions with a final state */
+    bool stop;                 /* failed or cancelled: admit nothing more */
+    pipeline_job_state state;
+    g16_status status;
+    char error[320];
+    double submit_ms, start_ms, end_ms;
+};
+
+typedef enum { ROLE_SYNTH, ROLE_PROVER, ROLE_FINALIZE } thread_role;
+
+typedef struct {
+    pipeline *pl;
+    pthread_t tid;
+    bool running;
+    thread_role role;
+    unsigned index;
+    int device;         /* prover: the GPU, or TRACE_CPU */
+    backend *be;        /* prover: opened (and closed) by the thread itself */
+} worker;
+
+struct pipeline {
+    pipeline_config cfg;
+    bool gpu;
+    char description[1024];
+    pthread_mutex_t lock;
+    pthread_cond_t synth_cv, prove_cv, final_cv, done_cv, open_cv;
+
+    pipeline_job *admit_head, *admit_tail;
+    pipeline_job *all_jobs;
+    size_t active_jobs;        /* submitted, not finished */
+    size_t places_free;        /* lookahead places */
+
+    slot *slots, *free_slots;
+    size_t n_slots;
+    uint64_t admitted_bytes;
+
+    item *prove_head, *prove_tail;
+    item *final_head, *final_tail;
+
+    worker *workers;
+    size_t n_workers;
+    size_t provers_opening;    /* provers that have not reported their backend yet */
+    g16_status open_status;
+    char open_error[512];
+
+    bool accepting, stopping, shut;
+    double first_submit_ms, last_end_ms;
+    pipeline_stats stats;
+};
+
+/* --- small helpers --------------------------------------------------------------------- */
+
+/* Takes the lock; a contended wait of a thread working for a job is a LOCK_WAIT of that
+ * job's partition. A thread that works for no job yet (starting, idle) delays no
+ * partition, and its waits are left out: they would make a "job -1" in the report. */
+static void pl_lock(pipeline *pl)
+{
+    if (pthread_mutex_trylock(&pl->lock) == 0)
+        return;
+    int32_t job, partition;
+    trace_context_get(&job, &partition);
+    if (job < 0) {
+        pthread_mutex_lock(&pl->lock);
+        return;
+    }
+    uint64_t wait = trace_begin();
+    pthread_mutex_lock(&pl->lock);
+    trace_end(wait, TRACE_LOCK_WAIT, "pipeline");
+}
+
+static void pl_unlock(pipeline *pl) { pthread_mutex_unlock(&pl->lock); }
+
+static double ns_ms(uint64_t ns) { return (double)ns / 1e6; }
+
+/* A wait of one thread, recorded as one span while its kind and subject stay the same.
+ * Its duration is summed into *total (under the pipeline lock). */
+typedef struct {
+    bool on;
+    trace_kind kind;
+    int32_t job, partition;
+    int device;
+    const char *name;
+    double *total;
+    uint64_t start;
+} wait_span;
+
+static void wait_end(wait_span *w)
+{
+    if (!w->on)
+        return;
+    uint64_t now = trace_now_ns();
+    if (w->total)
+        *w->total += ns_ms(now - w->start);
+    trace_span(w->kind, w->job, w->partition, w->device, 0, w->name, w->start, now);
+    w->on = false;
+}
+
+static void wait_begin(wait_span *w, trace_kind kind, int32_t job, int32_t partition,
+                       int device, const char *name, double *total)
+{
+    if (w->on && w->kind == kind && w->job == job && w->partition == partition &&
+        w->name == name)
+        return;
+    wait_end(w);
+    *w = (wait_span){.on = true, .kind = kind, .job = job, .partition = partition,
+                     .device = device, .name = name, .total = total,
+                     .start = trace_now_ns()};
+}
+
+static void push(item **head, item **tail, item *it)
+{
+    it->next = NULL;
+    if (*tail)
+        (*tail)->next = it;
+    else
+        *head = it;
+    *tail = it;
+}
+
+static item *pop(item **head, item **tail)
+{
+    item *it = *head;
+    if (it) {
+        *head = it->next;
+        if (!*head)
+            *tail = NULL;
+        it->next = NULL;
+    }
+    return it;
+}
+
+/* Removes every item of pj from a queue, in order, onto *out (linked through next). */
+static item *take_job_items(item **head, item **tail, const pipeline_job *pj)
+{
+    item *out = NULL, **out_end = &out, *keep = NULL, *keep_tail = NULL;
+    for (item *it = *head, *next; it; it = next) {
+        next = it->next;
+        it->next = NULL;
+        if (it->pj == pj) {
+            *out_end = it;
+            out_end = &it->next;
+        } else {
+            if (keep_tail)
+                keep_tail->next = it;
+            else
+                keep = it;
+            keep_tail = it;
+        }
+    }
+    *head = keep;
+    *tail = keep_tail;
+    return out;
+}
+
+static const char *strip_partition_prefix(const char *msg)
+{
+    /* Job messages often start "partition P: "; the job's error names it already. */
+    size_t p;
+    int used = 0;
+    if (sscanf(msg, "partition %zu: %n", &p, &used) == 1 && used > 0)
+        return msg + used;
+    return msg;
+}
+
+/* --- slots and the budget ---------------------------------------------------------------- */
+
+uint64_t pipeline_partition_host_bytes(const groth16_prover_key *pk, bool gpu,
+                                       unsigned threads)
+{
+    uint64_t nv = pk->n_vars, n = pk->domain_size;
+    uint64_t buffers = (nv + 3 * n) * FR_BYTES;
+    uint64_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
+    if (gpu)
+        return buffers + (na > nb ? na : nb) * FR_BYTES;
+    /* The CPU prover prepares A's, B's (when compressed apart), C's and H's scalars:
+     * indices and recoded digits, ~40 bytes each; then Pippenger buckets per pool thread
+     * for the largest MSM (H, dense): 2^(c-1) buckets of ~320 bytes (XYZZ point, affine
+     * staging, flags). */
+    uint64_t n_aux = nv - pk->n_public - 1;
+    uint64_t scalars = na + (pk->density_b ? nb : 0) + n_aux + n;
+    unsigned c = msm_window_bits((size_t)n);
+    uint64_t buckets = (uint64_t)1 << (c - 1);
+    return buffers + 40 * scalars + (uint64_t)(threads ? threads : 1) * buckets * 320;
+}
+
+uint64_t pipeline_partition_device_bytes(const groth16_prover_key *pk)
+{
+    uint64_t nv = pk->n_vars, n = pk->domain_size;
+    uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
+    return (3 * n + nv + na + nb) * FR_BYTES;
+}
+
+uint64_t pipeline_key_device_bytes(const groth16_prover_key *pk)
+{
+    uint64_t nv = pk->n_vars, n = pk->domain_size;
+    uint64_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
+    uint64_t n_aux = nv - pk->n_public - 1;
+    return (na + nb + n_aux + n) * 96 + nb * 192;
+}
+
+uint64_t pipeline_default_host_budget(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    uint64_t kib = 0;
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %lu kB", &kib) == 1)
+                break;
+        fclose(f);
+    }
+    if (kib)
+        return kib * 1024 / 4 * 3;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)1 << 30;
+}
+
+static g16_status slot_alloc(pipeline *pl, slot *s)
+{
+    const groth16_prover_key *pk = pl->cfg.key;
+    size_t nv = pk->n_vars, n = pk->domain_size;
+    s->bufs = (job_buffers){.z = malloc(nv * sizeof(fr_t)), .a = malloc(n * sizeof(fr_t)),
+                            .b = malloc(n * sizeof(fr_t)), .c = malloc(n * sizeof(fr_t)),
+                            .n_vars = nv, .domain_size = n};
+    pl->stats.buffer_allocations += 4;
+    if (!s->bufs.z || !s->bufs.a || !s->bufs.b || !s->bufs.c)
+        return status_fail(G16_ERR_OUT_OF_MEMORY,
+                           "pipeline: buffers for %zu wires and a domain of %zu", nv, n);
+    return G16_OK;
+}
+
+static void slot_release(pipeline *pl, item *it)
+{
+    if (!it->slot)
+        return;
+    it->slot->next_free = pl->free_slots;
+    pl->free_slots = it->slot;
+    it->slot = NULL;
+    pl->admitted_bytes -= pl->stats.partition_bytes;
+    pthread_cond_broadcast(&pl->synth_cv);
+}
+
+static void place_release(pipeline *pl)
+{
+    pl->places_free++;
+    pthread_cond_broadcast(&pl->synth_cv);
+}
+
+/* --- job bookkeeping (all under the lock) ----------------------------------------------- */
+
+static void admit_list_remove(pipeline *pl, pipeline_job *pj)
+{
+    pipeline_job **pp = &pl->admit_head, *prev = NULL;
+    while (*pp && *pp != pj) {
+        prev = *pp;
+        pp = &(*pp)->next_admit;
+    }
+    if (!*pp)
+        return;
+    *pp = pj->next_admit;
+    if (pl->admit_tail == pj)
+        pl->admit_tail = prev;
+    pj->next_admit = NULL;
+}
+
+static void finish_job(pipeline *pl, pipeline_job *pj)
+{
+    size_t proved = 0;
+    for (size_t p = 0; p < pj->n; p++)
+        proved += job_get_result(pj->job, p)->state == JOB_PARTITION_PROVED;
+    if (pj->status != G16_OK) {
+        pj->state = pj->status == G16_ERR_CANCELLED ? PIPELINE_JOB_CANCELLED
+                                                     : PIPELINE_JOB_FAILED;
+        if (pj->state == PIPELINE_JOB_CANCELLED)
+            snprintf(pj->error, sizeof pj->error,
+                     "job %d: cancelled (%zu of %zu partitions proved)", (int)pj->id, proved,
+                     pj->n);
+    } else {
+        pj->state = PIPELINE_JOB_DONE;
+    }
+    pj->end_ms = clock_ms();
+    pl->last_end_ms = pj->end_ms;
+    pl->active_jobs--;
+    pl->stats.jobs_done += pj->state == PIPELINE_JOB_DONE;
+    pl->stats.jobs_failed += pj->state == PIPELINE_JOB_FAILED;
+    pl->stats.jobs_cancelled += pj->state == PIPELINE_JOB_CANCELLED;
+}
+
+/* A partition has its final state. */
+static void resolve(pipeline *pl, item *it)
+{
+    pipeline_job *pj = it->pj;
+    job_partition_state s = job_get_result(pj->job, it->partition)->state;
+    if (s != JOB_PARTITION_PROVED && s != JOB_PARTITION_FAILED)
+        job_cancel_partition(pj->job, it->partition);
+    s = job_get_result(pj->job, it->partition)->state;
+    pl->stats.partitions_proved += s == JOB_PARTITION_PROVED;
+    pl->stats.partitions_failed += s == JOB_PARTITION_FAILED;
+    pl->stats.partitions_cancelled += s == JOB_PARTITION_CANCELLED;
+    it->state = ITEM_RESOLVED;
+    if (++pj->resolved == pj->n)
+        finish_job(pl, pj);
+    pthread_cond_broadcast(&pl->done_cv);
+    pthread_cond_broadcast(&pl->prove_cv); /* "upstream" may have changed for idle provers */
+}
+
+/* Stops a job: nothing more is admitted, queued partitions are dropped; partitions in a
+ * stage are dropped by their thread when the stage returns. The first reason stays. */
+static void stop_job(pipeline *pl, pipeline_job *pj, g16_status st, const char *error)
+{
+    if (pj->stop || pj->state >= PIPELINE_JOB_DONE)
+        return;
+    pj->stop = true;
+    pj->status = st;
+    snprintf(pj->error, sizeof pj->error, "%s", error);
+    admit_list_remove(pl, pj);
+    for (item *it = take_job_items(&pl->prove_head, &pl->prove_tail, pj), *next; it;
+         it = next) {
+        next = it->next;
+        place_release(pl);
+        slot_release(pl, it);
+        resolve(pl, it);
+    }
+    for (item *it = take_job_items(&pl->final_head, &pl->final_tail, pj), *next; it;
+         it = next) {
+        next = it->next;
+        resolve(pl, it);
+    }
+    /* Not admitted: cancelled now; resolving the last one may finish the job. */
+    while (pj->next < pj->n) {
+        item *it = &pj->items[pj->next++];
+        resolve(pl, it);
+    }
+    pthread_cond_broadcast(&pl->synth_cv);
+}
+
+static void fail_job(pipeline *pl, pipeline_job *pj, size_t p, g16_status st)
+{
+    const job_result *r = job_get_result(pj->job, p);
+    char msg[320];
+    snprintf(msg, sizeof msg, "job %d, partition %zu: %s", (int)pj->id, p,
+             strip_partition_prefix(r->error[0] ? r->error : g16_status_message(st)));
+    stop_job(pl, pj, st, msg);
+}
+
+/* The partition the provers wait for when their queue is empty: the earliest one in
+ * synthesis, else the next to be admitted. False when no work is upstream (the provers
+ * are then idle, not waiting). *budget: that partition's admission waited for the memory
+ * budget, which is then the first cause of the wait (with room for it, it would have been
+ * synthesized ahead). */
+static bool next_for_provers(const pipeline *pl, int32_t *job, int32_t *partition,
+                             bool *budget)
+{
+    const pipeline_job *best = NULL;
+    size_t best_p = 0;
+    for (const pipeline_job *pj = pl->all_jobs; pj; pj = pj->next_all) {
+        if (pj->stop || pj->state >= PIPELINE_JOB_DONE || (best && pj->seq > best->seq))
+            continue;
+        size_t p = 0;
+        while (p < pj->next && pj->items[p].state != ITEM_SYNTH)
+            p++;
+        if (p == pj->n)
+            continue; /* every partition admitted and past synthesis */
+        best = pj;
+        best_p = p;
+    }
+    if (!best)
+        return false;
+    *job = best->id;
+    *partition = (int32_t)best_p;
+    *budget = best_p < best->next && best->items[best_p].budget_delayed;
+    return true;
+}
+
+/* --- threads ------------------------------------------------------------------------------ */
+
+static void *synth_main(void *arg)
+{
+    worker *w = arg;
+    pipeline *pl = w->pl;
+    char name[TRACE_NAME_BYTES];
+    snprintf(name, sizeof name, "synth-%u", w->index);
+    trace_thread_name(name);
+    wait_span ws = {0};
+    pl_lock(pl);
+    while (!pl->stopping) {
+        pipeline_job *pj = pl->admit_head;
+        if (!pj) {
+            wait_end(&ws);
+            pthread_cond_wait(&pl->synth_cv, &pl->lock);
+            continue;
+        }
+        if (pl->places_free == 0) {
+            wait_begin(&ws, TRACE_QUEUE_WAIT, pj->id, (int32_t)pj->next, TRACE_CPU,
+                       "lookahead full", &pl->stats.lookahead_wait_ms);
+            pthread_cond_wait(&pl->synth_cv, &pl->lock);
+            continue;
+        }
+        if (!pl->free_slots) {
+            wait_begin(&ws, TRACE_BUDGET_WAIT, pj->id, (int32_t)pj->next, TRACE_CPU,
+                       "host budget", &pl->stats.budget_wait_ms);
+            pthread_cond_wait(&pl->synth_cv, &pl->lock);
+            continue;
+        }
+        bool budget_delayed = ws.on && ws.kind == TRACE_BUDGET_WAIT;
+        wait_end(&ws);
+        /* Admission: a place, a slot, the budget's bytes. */
+        item *it = &pj->items[pj->next++];
+        it->budget_delayed = budget_delayed;
+        if (pj->next == pj->n)
+            admit_list_remove(pl, pj);
+        if (pj->state == PIPELINE_JOB_QUEUED) {
+            pj->state = PIPELINE_JOB_RUNNING;
+            pj->start_ms = clock_ms();
+        }
+        pl->places_free--;
+        it->slot = pl->free_slots;
+        pl->free_slots = it->slot->next_free;
+        pl->admitted_bytes += pl->stats.partition_bytes;
+        if (pl->admitted_bytes > pl->stats.peak_admitted_bytes)
+            pl->stats.peak_admitted_bytes = pl->admitted_bytes;
+        pl->stats.slot_acquisitions++;
+        it->state = ITEM_SYNTH;
+        pl_unlock(pl);
+
+        uint64_t t0 = trace_now_ns();
+        g16_status st = job_synthesize_partition(pj->job, it->partition, &it->slot->bufs);
+        uint64_t t1 = trace_now_ns();
+
+        pl_lock(pl);
+        pl->stats.synth_busy_ms += ns_ms(t1 - t0);
+        pl->stats.partitions_synthesized += st == G16_OK;
+        if (st || pj->stop) {
+            place_release(pl);
+            slot_release(pl, it);
+            if (st)
+                fail_job(pl, pj, it->partition, st);
+            resolve(pl, it);
+            continue;
+        }
+        it->state = ITEM_QUEUED;
+        it->queued_ns = t1;
+        push(&pl->prove_head, &pl->prove_tail, it);
+        pthread_cond_signal(&pl->prove_cv);
+    }
+    wait_end(&ws);
+    pl_unlock(pl);
+    return NULL;
+}
+
+/* Opens the prover's backend on this thread and reports to pipeline_create. */
+static bool prover_open(worker *w)
+{
+    pipeline *pl = w->pl;
+    g16_status st = w->device >= 0 ? backend_cuda_open(&w->be, w->device)
+                                   : backend_open(&w->be, "cpu");
+    pl_lock(pl);
+    if (st && !pl->open_status) {
+        pl->open_status = st;
+        snprintf(pl->open_error, sizeof pl->open_error, "%s", g16_last_error());
+    }
+    pl->provers_opening--;
+    pthread_cond_broadcast(&pl->open_cv);
+    pl_unlock(pl);
+    return st == G16_OK;
+}
+
+static void *prover_main(void *arg)
+{
+    worker *w = arg;
+    pipeline *pl = w->pl;
+    char name[TRACE_NAME_BYTES];
+    if (w->device >= 0)
+        snprintf(name, sizeof name, "gpu-%d", w->device);
+    else
+        snprintf(name, sizeof name, "prover-%u", w->index);
+    trace_thread_name(name);
+    if (!prover_open(w))
+        return NULL;
+    groth16_prove_options route = {0};
+    backend_prove_options(w->be, &route);
+    wait_span ws = {0};
+    pl_lock(pl);
+    for (;;) {
+        item *it = pop(&pl->prove_head, &pl->prove_tail);
+        if (!it) {
+            if (pl->stopping)
+                break;
+            int32_t job, part;
+            bool budget;
+            if (next_for_provers(pl, &job, &part, &budget))
+                wait_begin(&ws, budget ? TRACE_BUDGET_WAIT : TRACE_QUEUE_WAIT, job, part,
+                           w->device, budget ? "prover idle: budget" : "prover idle", NULL);
+            else
+                wait_end(&ws);
+            pthread_cond_wait(&pl->prove_cv, &pl->lock);
+            continue;
+        }
+        wait_end(&ws);
+        pipeline_job *pj = it->pj;
+        uint64_t now = trace_now_ns();
+        pl->stats.queue_wait_ms += ns_ms(now - it->queued_ns);
+        trace_span(TRACE_QUEUE_WAIT, pj->id, (int32_t)it->partition, w->device, 0,
+                   "prove queue", it->queued_ns, now);
+        place_release(pl);
+        it->state = ITEM_PROVING;
+        pl_unlock(pl);
+
+        uint64_t t0 = trace_now_ns();
+        g16_status st = job_prove_synthesized(pj->job, it->partition, &it->slot->bufs, &route);
+        uint64_t t1 = trace_now_ns();
+
+        pl_lock(pl);
+        pl->stats.prove_busy_ms += ns_ms(t1 - t0);
+        slot_release(pl, it);
+        if (st || pj->stop) {
+            if (st)
+                fail_job(pl, pj, it->partition, st);
+            resolve(pl, it);
+            continue;
+        }
+        it->state = ITEM_FINAL_QUEUED;
+        it->queued_ns = t1;
+        push(&pl->final_head, &pl->final_tail, it);
+        pthread_cond_signal(&pl->final_cv);
+    }
+    wait_end(&ws);
+    pl_unlock(pl);
+    backend_close(w->be);
+    w->be = NULL;
+    return NULL;
+}
+
+static void *finalize_main(void *arg)
+{
+    worker *w = arg;
+    pipeline *pl = w->pl;
+    char name[TRACE_NAME_BYTES];
+    if (pl->cfg.finalize_threads > 1)
+        snprintf(name, sizeof name, "finalize-%u", w->index);
+    else
+        snprintf(name, sizeof name, "finalize");
+    trace_thread_name(name);
+    pl_lock(pl);
+    for (;;) {
+        item *it = pop(&pl->final_head, &pl->final_tail);
+        if (!it) {
+            if (pl->stopping)
+                break;
+            pthread_cond_wait(&pl->final_cv, &pl->lock);
+            continue;
+        }
+        pipeline_job *pj = it->pj;
+        uint64_t now = trace_now_ns();
+        pl->stats.finalize_wait_ms += ns_ms(now - it->queued_ns);
+        trace_span(TRACE_QUEUE_WAIT, pj->id, (int32_t)it->partition, TRACE_CPU, 0,
+                   "finalize queue", it->queued_ns, now);
+        it->state = ITEM_FINALIZING;
+        pl_unlock(pl);
+
+        uint64_t t0 = trace_now_ns();
+        g16_status st = job_verify_partition(pj->job, it->partition);
+        uint64_t t1 = trace_now_ns();
+
+        pl_lock(pl);
+        pl->stats.finalize_busy_ms += ns_ms(t1 - t0);
+        if (st)
+            fail_job(pl, pj, it->partition, st);
+        resolve(pl, it);
+    }
+    pl_unlock(pl);
+    return NULL;
+}
+
+/* --- life cycle ---------------------------------------------------------------------------- */
+
+static g16_status start_worker(pipeline *pl, thread_role role, unsigned index, int device)
+{
+    worker *w = &pl->workers[pl->n_workers];
+    *w = (worker){.pl = pl, .role = role, .index = index, .device = device};
+    void *(*fn)(void *) = role == ROLE_SYNTH    ? synth_main
+                          : role == ROLE_PROVER ? prover_main
+                                                : finalize_main;
+    if (pthread_create(&w->tid, NULL, fn, w) != 0)
+        return status_fail(G16_ERR_INTERNAL, "pipeline: cannot start a thread");
+    w->running = true;
+    pl->n_workers++;
+    return G16_OK;
+}
+
+static void join_workers(pipeline *pl)
+{
+    pl_lock(pl);
+    pl->stopping = true;
+    pthread_cond_broadcast(&pl->synth_cv);
+    pthread_cond_broadcast(&pl->prove_cv);
+    pthread_cond_broadcast(&pl->final_cv);
+    pl_unlock(pl);
+    for (size_t i = 0; i < pl->n_workers; i++)
+        if (pl->workers[i].running) {
+            pthread_join(pl->workers[i].tid, NULL);
+            pl->workers[i].running = false;
+        }
+}
+
+static void gib(char *out, size_t cap, uint64_t bytes)
+{
+    if (bytes >= ((uint64_t)1 << 30))
+        snprintf(out, cap, "%.2f GiB", (double)bytes / 1073741824.0);
+    else
+        snprintf(out, cap, "%.1f MiB", (double)bytes / 1048576.0);
+}
+
+/* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
+static g16_status choose_backend(pipeline *pl, unsigned *provers)
+{
+    const char *kind = pl->cfg.backend ? pl->cfg.backend : "auto";
+    bool want_cuda = !strcmp(kind, "cuda");
+    if (!want_cuda && strcmp(kind, "auto") && strcmp(kind, "cpu"))
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "unknown backend '%s' (cpu, cuda or auto)",
+                           kind);
+    if (!strcmp(kind, "auto")) {
+        backend *probe = NULL;
+        want_cuda = backend_cuda_device_count() > 0 && backend_cuda_open(&probe, 0) == G16_OK;
+        backend_close(probe);
+    } else if (want_cuda && backend_cuda_device_count() == 0) {
+        backend *probe = NULL;
+        g16_status st = backend_cuda_open(&probe, 0); /* its message says why */
+        backend_close(probe);
+        return st ? st : status_fail(G16_ERR_UNSUPPORTED, "no CUDA device");
+    }
+    pl->gpu = want_cuda;
+    if (want_cuda) {
+        int n = backend_cuda_device_count();
+        *provers = (unsigned)(n > MAX_DEVICES ? MAX_DEVICES : n);
+    } else {
+        *provers = pl->cfg.cpu_workers;
+    }
+    return G16_OK;
+}
+
+g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
+{
+    *out = NULL;
+    if (!cfg || !cfg->key)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "pipeline: no key to size buffers for");
+    pipeline *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "pipeline");
+    pl->cfg = *cfg;
+    pipeline_config *c = &pl->cfg;
+    if (!c->synth_threads)
+        c->synth_threads = 1;
+    if (!c->lookahead)
+        c->lookahead = c->synth_threads + 1;
+    if (!c->cpu_workers)
+        c->cpu_workers = 1;
+    if (!c->finalize_threads)
+        c->finalize_threads = 1;
+    if (!c->host_budget)
+        c->host_budget = pipeline_default_host_budget();
+    pthread_mutex_init(&pl->lock, NULL);
+    pthread_cond_init(&pl->synth_cv, NULL);
+    pthread_cond_init(&pl->prove_cv, NULL);
+    pthread_cond_init(&pl->final_cv, NULL);
+    pthread_cond_init(&pl->done_cv, NULL);
+    pthread_cond_init(&pl->open_cv, NULL);
+    pl->accepting = true;
+
+    unsigned provers = 0;
+    g16_status st = choose_backend(pl, &provers);
+    if (st) {
+        pl->shut = true;
+        pipeline_free(pl);
+        return st;
+    }
+    if (c->synth_threads > 1024 || c->lookahead > 1024 || provers > 1024 ||
+        c->finalize_threads > 1024) {
+        pl->shut = true;
+        pipeline_free(pl);
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "pipeline: at most 1024 threads, places or workers per stage");
+    }
+
+    /* The budget: how many partitions may hold buffers at once. */
+    uint64_t per = pipeline_partition_host_bytes(c->key, pl->gpu, parallel_threads());
+    uint64_t fit = c->host_budget / per;
+    pl->stats.partition_bytes = per;
+    pl->stats.host_budget = c->host_budget;
+    if (fit == 0) {
+        char need[32], buffers[32], budget[32];
+        gib(need, sizeof need, per);
+        gib(buffers, sizeof buffers,
+            ((uint64_t)c->key->n_vars + 3 * (uint64_t)c->key->domain_size) * FR_BYTES);
+        gib(budget, sizeof budget, c->host_budget);
+        pl->shut = true;
+        pipeline_free(pl);
+        return status_fail(G16_ERR_OUT_OF_MEMORY,
+                           "pipeline: one partition needs %s of host memory (%s of buffers "
+                           "z, a, b, c and the prover's scratch), more than the memory budget "
+                           "of %s (raise --mem-budget)", need, buffers, budget);
+    }
+    size_t want = (size_t)c->lookahead + provers;
+    pl->n_slots = fit < want ? (size_t)fit : want;
+    pl->places_free = c->lookahead;
+    pl->slots = calloc(pl->n_slots, sizeof *pl->slots);
+    pl->workers = calloc((size_t)c->synth_threads + provers + c->finalize_threads,
+                         sizeof *pl->workers);
+    if (!pl->slots || !pl->workers)
+        st = status_fail(G16_ERR_OUT_OF_MEMORY, "pipeline: %zu slots", pl->n_slots);
+    for (size_t i = 0; !st && i < pl->n_slots; i++) {
+        st = slot_alloc(pl, &pl->slots[i]);
+        pl->slots[i].next_free = pl->free_slots;
+        pl->free_slots = &pl->slots[i];
+    }
+    pl->stats.slots = pl->n_slots;
+    pl->stats.synth_threads = c->synth_threads;
+    pl->stats.lookahead = c->lookahead;
+    pl->stats.prover_workers = provers;
+    pl->stats.finalize_threads = c->finalize_threads;
+
+    /* Provers first: their backends must open before anything is admitted. */
+    pl->provers_opening = provers;
+    for (unsigned i = 0; !st && i < provers; i++)
+        if ((st = start_worker(pl, ROLE_PROVER, i, pl->gpu ? (int)i : TRACE_CPU)))
+            pl->provers_opening -= provers - i;
+    pl_lock(pl);
+    while (pl->provers_opening > 0)
+        pthread_cond_wait(&pl->open_cv, &pl->lock);
+    if (!st && pl->open_status)
+        st = status_fail(pl->open_status, "%s", pl->open_error);
+    pl_unlock(pl);
+    for (unsigned i = 0; !st && i < c->finalize_threads; i++)
+        st = start_worker(pl, ROLE_FINALIZE, i, TRACE_CPU);
+    for (unsigned i = 0; !st && i < c->synth_threads; i++)
+        st = start_worker(pl, ROLE_SYNTH, i, TRACE_CPU);
+    if (st) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", g16_last_error());
+        pipeline_free(pl);
+        return status_fail(st, "%s", msg);
+    }
+
+    if (pl->gpu) {
+        size_t len = (size_t)snprintf(pl->description, sizeof pl->description,
+                                      "cuda: %u device%s: ", provers, provers == 1 ? "" : "s");
+        for (size_t i = 0; i < pl->n_workers && len < sizeof pl->description; i++)
+            if (pl->workers[i].role == ROLE_PROVER && pl->workers[i].be)
+                len += (size_t)snprintf(pl->description + len, sizeof pl->description - len,
+                                        "%s%s", pl->workers[i].index ? "; " : "",
+                                        pl->workers[i].be->description + 6 /* "cuda: " */);
+    } else {
+        snprintf(pl->description, sizeof pl->description, "cpu (%u threads), %u prover worker%s",
+                 parallel_threads(), provers, provers == 1 ? "" : "s");
+    }
+    *out = pl;
+    return G16_OK;
+}
+
+const char *pipeline_describe(const pipeline *pl) { return pl->description; }
+
+g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
+{
+    *out = NULL;
+    if (!job)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "pipeline: no job");
+    const job_config *jc = job_get_config(job);
+    const groth16_prover_key *pk = jc->pk, *shape = pl->cfg.key;
+    if (pk->n_vars > shape->n_vars || pk->domain_size > shape->domain_size)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "pipeline: job %d needs buffers for %zu wires and a domain of %zu, "
+                           "the pipeline's are for %zu and %zu", (int)jc->id, pk->n_vars,
+                           pk->domain_size, shape->n_vars, shape->domain_size);
+    if (pl->gpu && pl->cfg.device_budget &&
+        pipeline_key_device_bytes(pk) + pipeline_partition_device_bytes(pk) >
+            pl->cfg.device_budget)
+        return status_fail(G16_ERR_OUT_OF_MEMORY,
+                           "pipeline: job %d needs %llu device bytes (key and one partition), "
+                           "the device budget is %llu", (int)jc->id,
+                           (unsigned long long)(pipeline_key_device_bytes(pk) +
+                                                pipeline_partition_device_bytes(pk)),
+                           (unsigned long long)pl->cfg.device_budget);
+    size_t n = job_num_partitions(job);
+    pipeline_job *pj = calloc(1, sizeof *pj);
+    item *items = pj ? calloc(n, sizeof *items) : NULL;
+    if (!items) {
+        free(pj);
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "pipeline: job of %zu partitions", n);
+    }
+    *pj = (pipeline_job){.job = job, .id = jc->id, .n = n, .items = items,
+                         .submit_ms = clock_ms()};
+    for (size_t p = 0; p < n; p++)
+        items[p] = (item){.pj = pj, .partition = p};
+    pl_lock(pl);
+    if (!pl->accepting) {
+        pl_unlock(pl);
+        free(items);
+        free(pj);
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "pipeline: shut down, no more jobs");
+    }
+    pj->seq = pl->stats.jobs_submitted;
+    if (pl->stats.jobs_submitted++ == 0)
+        pl->first_submit_ms = pj->submit_ms;
+    pj->next_all = pl->all_jobs;
+    pl->all_jobs = pj;
+    if (pl->admit_tail)
+        pl->admit_tail->next_admit = pj;
+    else
+        pl->admit_head = pj;
+    pl->admit_tail = pj;
+    pl->active_jobs++;
+    pthread_cond_broadcast(&pl->synth_cv);
+    pthread_cond_broadcast(&pl->prove_cv);
+    pl_unlock(pl);
+    *out = pj;
+    return G16_OK;
+}
+
+g16_status pipeline_cancel(pipeline *pl, pipeline_job *pj)
+{
+    pl_lock(pl);
+    char msg[64];
+    snprintf(msg, sizeof msg, "job %d: cancelled", (int)pj->id);
+    stop_job(pl, pj, G16_ERR_CANCELLED, msg);
+    pl_unlock(pl);
+    return G16_OK;
+}
+
+static bool job_finished(const pipeline_job *pj) { return pj->state >= PIPELINE_JOB_DONE; }
+
+g16_status pipeline_wait(pipeline *pl, pipeline_job *pj)
+{
+    pl_lock(pl);
+    while (!job_finished(pj))
+        pthread_cond_wait(&pl->done_cv, &pl->lock);
+    g16_status st = pj->status;
+    if (st)
+        status_fail(st, "%s", pj->error);
+    pl_unlock(pl);
+    return st;
+}
+
+g16_status pipeline_wait_partition(pipeline *pl, pipeline_job *pj, size_t p)
+{
+    if (p >= pj->n)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "pipeline: job %d has no partition %zu",
+                           (int)pj->id, p);
+    pl_lock(pl);
+    while (pj->items[p].state != ITEM_RESOLVED)
+        pthread_cond_wait(&pl->done_cv, &pl->lock);
+    const job_result *r = job_get_result(pj->job, p);
+    g16_status st = r->status;
+    if (st)
+        status_fail(st, "%s", r->error);
+    pl_unlock(pl);
+    return st;
+}
+
+void pipeline_job_info_get(pipeline *pl, const pipeline_job *pj, pipeline_job_info *out)
+{
+    pl_lock(pl);
+    *out = (pipeline_job_info){.state = pj->state, .partitions = pj->n,
+                               .submit_ms = pj->submit_ms, .start_ms = pj->start_ms,
+                               .end_ms = pj->end_ms};
+    if (job_finished(pj)) {
+        out->status = pj->status;
+        snprintf(out->error, sizeof out->error, "%s", pj->error);
+    }
+    for (size_t p = 0; p < pj->n; p++) {
+        if (pj->items[p].state != ITEM_RESOLVED)
+            continue;
+        job_partition_state s = job_get_result(pj->job, p)->state;
+        out->proved += s == JOB_PARTITION_PROVED;
+        out->failed += s == JOB_PARTITION_FAILED;
+        out->cancelled += s == JOB_PARTITION_CANCELLED;
+    }
+    pl_unlock(pl);
+}
+
+job_t *pipeline_job_get(const pipeline_job *pj) { return pj->job; }
+
+static void job_handle_free(pipeline *pl, pipeline_job *pj)
+{
+    pipeline_job **pp = &pl->all_jobs;
+    while (*pp && *pp != pj)
+        pp = &(*pp)->next_all;
+    if (*pp)
+        *pp = pj->next_all;
+    free(pj->items);
+    free(pj);
+}
+
+void pipeline_job_release(pipeline *pl, pipeline_job *pj)
+{
+    if (!pj)
+        return;
+    pipeline_cancel(pl, pj);
+    pipeline_wait(pl, pj);
+    pl_lock(pl);
+    job_handle_free(pl, pj);
+    pl_unlock(pl);
+}
+
+g16_status pipeline_shutdown(pipeline *pl, pipeline_stop how)
+{
+    pl_lock(pl);
+    if (pl->shut) {
+        pl_unlock(pl);
+        return G16_OK;
+    }
+    pl->accepting = false;
+    if (how == PIPELINE_CANCEL)
+        for (pipeline_job *pj = pl->all_jobs; pj; pj = pj->next_all) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "job %d: cancelled", (int)pj->id);
+            stop_job(pl, pj, G16_ERR_CANCELLED, msg);
+        }
+    /* Drain: every job finishes; cancel: the partitions inside a stage come out. */
+    while (pl->active_jobs > 0)
+        pthread_cond_wait(&pl->done_cv, &pl->lock);
+    pl_unlock(pl);
+    join_workers(pl);
+    pl->shut = true;
+    return G16_OK;
+}
+
+void pipeline_stats_get(pipeline *pl, pipeline_stats *out)
+{
+    pl_lock(pl);
+    *out = pl->stats;
+    if (pl->stats.jobs_submitted) {
+        double end = pl->active_jobs ? clock_ms() : pl->last_end_ms;
+        out->active_ms = end - pl->first_submit_ms;
+    }
+    pl_unlock(pl);
+}
+
+void pipeline_free(pipeline *pl)
+{
+    if (!pl)
+        return;
+    if (!pl->shut && pl->workers)
+        pipeline_shutdown(pl, PIPELINE_CANCEL);
+    else
+        join_workers(pl); /* a pipeline_create that failed half way */
+    while (pl->all_jobs)
+        job_handle_free(pl, pl->all_jobs);
+    for (size_t i = 0; pl->slots && i < pl->n_slots; i++)
+        job_buffers_free(&pl->slots[i].bufs);
+    free(pl->slots);
+    free(pl->workers);
+    pthread_mutex_destroy(&pl->lock);
+    pthread_cond_destroy(&pl->synth_cv);
+    pthread_cond_destroy(&pl->prove_cv);
+    pthread_cond_destroy(&pl->final_cv);
+    pthread_cond_destroy(&pl->done_cv);
+    pthread_cond_destroy(&pl->open_cv);
+    free(pl);
+}

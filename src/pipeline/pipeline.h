@@ -1,0 +1,210 @@
+/* The pipeline: many jobs' partitions flowing through CPU synthesis, prover workers (one
+ * per GPU, or CPU workers) and a finalize stage, under a host memory budget (DESIGN.md,
+ * "The pipeline").
+ *
+ *   submit --> [synthesis threads: T] --prove queue--> [prover workers] --> [finalize] --> results
+ *               admission: a lookahead place          one per GPU, or     verification,
+ *               and a buffer slot (the budget)        W CPU workers       result recording
+ *
+ * Units. A job (job/job.h) is P partitions sharing a key; the pipeline moves partitions.
+ * Jobs are served in submission order and a job's partitions in partition order, so with
+ * J jobs submitted the earliest finishes first and the next ones fill the gaps at job
+ * boundaries. Each partition's result lands in its job (job_get_result), in partition
+ * order whatever order the stages finish in.
+ *
+ * Stages and threads (the thread names are the timeline's lanes):
+ *   synth-<i>   T synthesis threads. A thread admits the next partition (below), runs
+ *               job_synthesize_partition into the partition's buffer slot and puts it on
+ *               the prove queue.
+ *   prover-<i>  CPU backend: W workers (default 1); they share the process-wide thread
+ *   gpu-<d>     pool for their NTTs and MSMs. CUDA: one worker per visible device, which
+ *               opens its own backend (backend_cuda_open) so that the device is current
+ *               on that thread. A worker takes the oldest queued partition, runs
+ *               job_prove_synthesized with its backend, gives the buffer slot back and
+ *               passes the partition on.
+ *   finalize    F threads (default 1): job_verify_partition (when the job has a verifying
+ *               key) and the partition's final state. No buffers are held here.
+ *
+ * Admission. A partition starts only when (1) a lookahead place is free: at most L
+ * partitions are synthesizing or synthesized and waiting for a prover (L = T + 1 by
+ * default), so synthesis runs ahead of the provers by at most L partitions and never holds
+ * a thread on a full queue; and (2) a buffer slot is free. Slots (z, a, b, c of the
+ * pipeline's key shape) are allocated once, at pipeline_create, and reused: nothing is
+ * allocated per partition on the steady-state path. A partition holds its slot from
+ * admission until its proof is made.
+ *
+ * Memory budget (host bytes). Each partition in flight is charged
+ * pipeline_partition_host_bytes: its buffers plus an estimate of the prover's own scratch.
+ * The pool has min(L + W, budget / that) slots, so what the admitted partitions can hold
+ * never exceeds the budget; when the budget, not L + W, limits the slots, a synthesis
+ * thread waits for a slot, and the wait is a BUDGET_WAIT. A single partition larger than
+ * the budget is an error at pipeline_create (never a hang). The default budget is 3/4 of
+ * MemAvailable (half the physical memory when /proc/meminfo cannot be read). The key, the
+ * process and the jobs' results are outside the budget.
+ *
+ * Device budget (hook, GPU side to come): pipeline_partition_device_bytes is what a
+ * partition needs on a device besides the resident key; with device_budget set, a job
+ * whose key plus one partition exceeds it is refused at submission. Per-device admission
+ * (counting every in-flight partition's device buffers, as DESIGN.md's lessons ask) will
+ * charge the same figure when a worker takes a partition; today each GPU worker holds one
+ * partition at a time and the CUDA backend allocates its device buffers per partition.
+ *
+ * Failure and cancellation. A partition that fails (synthesis, proving or verification)
+ * fails its job: the job's status is that failure, with "job J, partition P: <why>"; its
+ * partitions not yet admitted or waiting in a queue are dropped (CANCELLED), those inside
+ * a stage finish that stage and are then dropped; other jobs go on. pipeline_cancel does
+ * the same with G16_ERR_CANCELLED. A job is finished when every partition has a final
+ * state (PROVED, FAILED or CANCELLED).
+ *
+ * Shutdown. pipeline_shutdown(DRAIN) takes no more jobs, lets every submitted job finish
+ * and joins every thread; CANCEL cancels every unfinished job first (stages in progress
+ * finish their call, their results are dropped) and then joins. pipeline_free shuts down
+ * with CANCEL if that was not done.
+ *
+ * Timeline (trace/trace.h), beside what the job and the prover record (SYNTH, KERNEL,
+ * PROVE, VERIFY, ...):
+ *   QUEUE_WAIT "lookahead full"  a synthesis thread waiting for a place (for the partition
+ *                                it will take next)
+ *   BUDGET_WAIT "host budget"    a synthesis thread waiting for a slot
+ *   QUEUE_WAIT "prove queue"     a synthesized partition waiting for a prover (recorded
+ *                                on the device that took it)
+ *   QUEUE_WAIT "prover idle"     a prover with nothing to take while work is still
+ *                                upstream (synthesizing or not yet admitted), for the
+ *                                partition it waits for
+ *   BUDGET_WAIT "prover idle: budget"  the same when that partition's admission waited
+ *                                for the budget: the budget is then the first cause
+ *   QUEUE_WAIT "finalize queue"  a proved partition waiting for a finalize thread
+ *   LOCK_WAIT "pipeline"         a thread waiting for the pipeline's lock (contended only)
+ *   LOCK_WAIT "thread pool"      a CPU prover waiting for the shared thread pool
+ *                                (util/parallel.c)
+ * so that `g16 trace report` attributes a prover's idle time to synthesis, the budget or
+ * the queues. The report ranks queues last (trace_analysis.h): a partition waiting in the
+ * prove queue marks a busy prover, not a cause of its gaps.
+ *
+ * Locking: one mutex guards the queues, the slots, the places and the jobs' bookkeeping;
+ * it is held for a few pointer moves per partition, never across a stage. Functions are
+ * safe to call from any thread, except pipeline_free. */
+#ifndef G16_PIPELINE_PIPELINE_H
+#define G16_PIPELINE_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "g16.h"
+#include "groth16/prove.h"
+#include "job/job.h"
+
+typedef struct pipeline pipeline;
+typedef struct pipeline_job pipeline_job;
+
+typedef struct {
+    const char *backend; /* "cpu", "cuda" or "auto" (NULL): as backend_open; "cuda" uses
+                            every visible device, "auto" CUDA when device 0 opens */
+    /* The key whose partitions the buffer slots are sized for; jobs whose keys need
+     * larger buffers are refused. It must outlive the pipeline. */
+    const groth16_prover_key *key;
+    unsigned synth_threads;    /* T; 0 = 1 */
+    unsigned lookahead;        /* L >= 1; 0 = T + 1 */
+    unsigned cpu_workers;      /* prover workers with the CPU backend; 0 = 1 */
+    unsigned finalize_threads; /* 0 = 1 */
+    uint64_t host_budget;      /* bytes; 0 = pipeline_default_host_budget() */
+    uint64_t device_budget;    /* bytes per device; 0 = the device's memory (see above) */
+} pipeline_config;
+
+typedef enum { PIPELINE_DRAIN, PIPELINE_CANCEL } pipeline_stop;
+
+typedef enum {
+    PIPELINE_JOB_QUEUED = 0, /* submitted, no partition admitted yet */
+    PIPELINE_JOB_RUNNING,
+    PIPELINE_JOB_DONE,       /* every partition proved (and verified) */
+    PIPELINE_JOB_FAILED,
+    PIPELINE_JOB_CANCELLED,
+} pipeline_job_state;
+
+typedef struct {
+    pipeline_job_state state;
+    g16_status status;       /* G16_OK while not finished */
+    char error[320];         /* "job 3, partition 1: the proof does not verify", ... */
+    size_t partitions, proved, failed, cancelled;
+    /* Milliseconds on util/clock.h's clock; 0 when not reached yet. */
+    double submit_ms, start_ms, end_ms;
+} pipeline_job_info;
+
+/* Figures since pipeline_create; *_busy_ms sums the stage calls' durations over threads. */
+typedef struct {
+    unsigned synth_threads, lookahead, prover_workers, finalize_threads;
+    double active_ms;        /* first submission to the last job's end (or now) */
+    double synth_busy_ms, prove_busy_ms, finalize_busy_ms;
+    double lookahead_wait_ms, budget_wait_ms; /* synthesis threads waiting to admit */
+    double queue_wait_ms;    /* partitions waiting in the prove queue */
+    double finalize_wait_ms; /* partitions waiting in the finalize queue */
+    size_t partitions_synthesized, partitions_proved, partitions_failed,
+        partitions_cancelled;
+    size_t jobs_submitted, jobs_done, jobs_failed, jobs_cancelled;
+    uint64_t host_budget;        /* bytes */
+    uint64_t partition_bytes;    /* charged per partition in flight */
+    uint64_t peak_admitted_bytes;
+    size_t slots;                /* buffer slots in the pool */
+    size_t buffer_allocations;   /* arrays allocated for slots: 4 per slot, at create only */
+    size_t slot_acquisitions;    /* admissions: a slot taken from the pool */
+} pipeline_stats;
+
+/* Starts the threads (and, for CUDA, one backend per device). G16_ERR_INVALID_ARGUMENT for
+ * a bad configuration, G16_ERR_OUT_OF_MEMORY when one partition does not fit the budget
+ * (the message gives both figures) or the slots cannot be allocated, the backend's error
+ * when a device does not open. */
+g16_status pipeline_create(pipeline **pl, const pipeline_config *cfg);
+
+/* Shuts down (CANCEL) when pipeline_shutdown was not called, joins every thread, frees
+ * the slots and every job handle. The jobs (job_t) stay the caller's. */
+void pipeline_free(pipeline *pl);
+
+/* "cpu (4 threads), 1 prover worker" or "cuda: 2 devices: GPU 0, ...; GPU 1, ...". */
+const char *pipeline_describe(const pipeline *pl);
+
+/* Queues every partition of job; *out is the handle for waiting, cancelling and
+ * pipeline_job_release. The job must outlive the handle, and must not be proved by
+ * anyone else meanwhile. G16_ERR_INVALID_ARGUMENT after shutdown, or when the job's key
+ * needs larger buffers than the slots or more device memory than device_budget. */
+g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job);
+
+/* Cancels an unfinished job (a finished one is left as it is). Returns at once; the job
+ * is finished when its partitions in a stage have come out (pipeline_wait). */
+g16_status pipeline_cancel(pipeline *pl, pipeline_job *pj);
+
+/* Waits until the job is finished and returns its status (G16_OK, the failing
+ * partition's status, or G16_ERR_CANCELLED), with its message in g16_last_error(). */
+g16_status pipeline_wait(pipeline *pl, pipeline_job *pj);
+
+/* Waits until partition p of the job has its final state and returns its status (its
+ * message in g16_last_error()). */
+g16_status pipeline_wait_partition(pipeline *pl, pipeline_job *pj, size_t p);
+
+void pipeline_job_info_get(pipeline *pl, const pipeline_job *pj, pipeline_job_info *out);
+job_t *pipeline_job_get(const pipeline_job *pj);
+
+/* Frees the handle; an unfinished job is cancelled and waited for first. */
+void pipeline_job_release(pipeline *pl, pipeline_job *pj);
+
+/* See "Shutdown" above. Idempotent; submissions are refused afterwards. */
+g16_status pipeline_shutdown(pipeline *pl, pipeline_stop how);
+
+void pipeline_stats_get(pipeline *pl, pipeline_stats *out);
+
+/* Host bytes charged per partition in flight: z, a, b, c, plus the prover's scratch:
+ * for a GPU worker the gathered A/B scalars of a density-compressed key; for the CPU
+ * prover the classified copies of its MSM scalars (~40 bytes per scalar of A, B, C and H)
+ * and the Pippenger buckets of `threads` pool threads. An estimate for the scratch, exact
+ * for the buffers. */
+uint64_t pipeline_partition_host_bytes(const groth16_prover_key *pk, bool gpu,
+                                       unsigned threads);
+/* Device bytes of one partition besides the resident key: a, b, c, z and the gathered
+ * scalars (the CUDA backend's cuda_partition). */
+uint64_t pipeline_partition_device_bytes(const groth16_prover_key *pk);
+/* Device bytes of the key made resident (A, B1, B2, C, H points). */
+uint64_t pipeline_key_device_bytes(const groth16_prover_key *pk);
+/* 3/4 of MemAvailable, or half the physical memory when that cannot be read. */
+uint64_t pipeline_default_host_budget(void);
+
+#endif

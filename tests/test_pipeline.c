@@ -1,0 +1,529 @@
+/* The pipeline (pipeline/pipeline.h) on the CPU backend, with jobs of the synthetic circuit
+ * at N = 1024 plus one "honesty" constraint that a partition can be told to break.
+ *
+ * - Several jobs at once (2 synthesis threads, 2 CPU prover workers, 2 finalize threads):
+ *   for fixed r and s every proof and its public inputs equal those of proving the same
+ *   partitions one by one (job_prove_all); the buffer pool allocates only at start-up.
+ * - Cancellation: a job cancelled while one of its partitions is in synthesis (held at a
+ *   gate) finishes as cancelled, keeps the partition proved before, never synthesizes the
+ *   later ones; a job cancelled before it started synthesizes nothing; the others finish.
+ * - Failures: a partition whose witness breaks a constraint (its proof does not verify),
+ *   and one whose circuit does not match the key, fail their jobs with a message naming
+ *   job and partition; a job beside them finishes.
+ * - Shutdown: DRAIN finishes every job; CANCEL, while a partition is held in synthesis,
+ *   waits for it, cancels the rest and joins; submissions are refused afterwards.
+ * - Budget: a budget that fits one partition serializes them (one slot, BUDGET_WAIT in the
+ *   timeline, each synthesis after the previous proof); a budget below one partition is
+ *   an error naming both figures; a job whose key is larger than the pool's is refused.
+ * Every wait is bounded: an alarm ends the program if anything hangs. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "circuit/synthetic.h"
+#include "circuit_key.h"
+#include "harness.h"
+#include "pipeline/pipeline.h"
+#include "trace/trace.h"
+#include "util/parallel.h"
+
+enum { N_TARGET = 1024, N_PUBLIC = 3, MAX_PARTS = 6, TIMEOUT_S = 600 };
+
+/* A gate that synthesis can be held at, to put a partition "in a stage" for as long as a
+ * test needs. */
+typedef struct {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    bool open;
+    int arrived;
+} gate;
+
+static void gate_init(gate *g)
+{
+    pthread_mutex_init(&g->m, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->open = false;
+    g->arrived = 0;
+}
+
+static void gate_pass(gate *g)
+{
+    pthread_mutex_lock(&g->m);
+    g->arrived++;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->m);
+    pthread_mutex_unlock(&g->m);
+}
+
+static void gate_await_arrival(gate *g)
+{
+    pthread_mutex_lock(&g->m);
+    while (g->arrived == 0)
+        pthread_cond_wait(&g->cv, &g->m);
+    pthread_mutex_unlock(&g->m);
+}
+
+static void gate_open(gate *g)
+{
+    pthread_mutex_lock(&g->m);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->m);
+}
+
+typedef struct {
+    synthetic_params inner;
+    bool lie;          /* the witness breaks the honesty constraint */
+    gate *gate;        /* synthesis waits here first when set */
+    atomic_int synthesized;
+} test_params;
+
+/* The synthetic circuit, then x * 1 = 0 with x = 0 (or 1 for a lying partition). */
+static g16_status test_circuit(cs_t *cs, const void *vp)
+{
+    test_params *tp = (test_params *)vp;
+    if (cs_get_mode(cs) == CS_PROVE) {
+        atomic_fetch_add(&tp->synthesized, 1);
+        if (tp->gate)
+            gate_pass(tp->gate);
+    }
+    g16_status st = synthetic_circuit(cs, &tp->inner);
+    if (st)
+        return st;
+    fr_t v;
+    fr_from_u64(&v, tp->lie ? 1 : 0);
+    cs_var x = cs_alloc(cs, &v);
+    CS_LC(a, cs, 1);
+    CS_LC(b, cs, 1);
+    CS_LC(c, cs, 1);
+    cs_lc_add_var(&a, x);
+    cs_lc_add_var(&b, CS_ONE);
+    cs_enforce(cs, &a, &b, &c, "honesty");
+    return G16_OK;
+}
+
+typedef test_circuit_key test_key;
+
+static bool make_key(test_key *k, size_t n_target)
+{
+    test_params params = {.inner = {.n_constraints = n_target, .n_public = N_PUBLIC}};
+    return test_circuit_key_make(k, test_circuit, &params, N_PUBLIC);
+}
+
+/* One job's partitions and the job itself. */
+typedef struct {
+    test_params params[MAX_PARTS];
+    const void *ptrs[MAX_PARTS];
+    size_t n;
+    job_t *job;
+} test_job;
+
+static fr_t g_r, g_s;
+static groth16_prove_options g_fixed = {.fixed_r = &g_r, .fixed_s = &g_s};
+
+static bool make_job(test_job *tj, const test_key *k, int32_t id, size_t n, uint64_t seed)
+{
+    memset(tj, 0, sizeof *tj);
+    tj->n = n;
+    for (size_t p = 0; p < n; p++) {
+        tj->params[p].inner = (synthetic_params){.n_constraints = N_TARGET,
+                                                 .n_public = N_PUBLIC, .seed = seed + p};
+        atomic_init(&tj->params[p].synthesized, 0);
+        tj->ptrs[p] = &tj->params[p];
+    }
+    job_config cfg = {.circuit = test_circuit, .params = tj->ptrs, .n_partitions = n,
+                      .n_public = N_PUBLIC, .n_constraints = k->mat.n_constraints,
+                      .pk = &k->pk, .vk = &k->vk, .prove_opts = &g_fixed, .id = id};
+    return CHECK(job_create(&tj->job, &cfg) == G16_OK);
+}
+
+static int synthesized(const test_job *tj, size_t p)
+{
+    return atomic_load(&tj->params[p].synthesized);
+}
+
+static pipeline *make_pipeline(const test_key *k, unsigned synth, unsigned lookahead,
+                               unsigned workers, unsigned finalize, uint64_t budget)
+{
+    pipeline_config cfg = {.backend = "cpu", .key = &k->pk, .synth_threads = synth,
+                           .lookahead = lookahead, .cpu_workers = workers,
+                           .finalize_threads = finalize, .host_budget = budget};
+    pipeline *pl = NULL;
+    g16_status st = pipeline_create(&pl, &cfg);
+    if (!CHECK(st == G16_OK))
+        fprintf(stderr, "  pipeline_create: %s\n", g16_last_error());
+    return pl;
+}
+
+/* Every proof and public input of tj equals proving its partitions one by one. */
+static void check_equals_sequential(const test_key *k, const test_job *tj)
+{
+    job_config cfg = *job_get_config(tj->job);
+    job_t *seq = NULL;
+    if (!CHECK(job_create(&seq, &cfg) == G16_OK))
+        return;
+    CHECK(job_prove_all(seq) == G16_OK);
+    for (size_t p = 0; p < tj->n; p++) {
+        const job_result *a = job_get_result(tj->job, p), *b = job_get_result(seq, p);
+        CHECK(a->state == JOB_PARTITION_PROVED && a->status == G16_OK);
+        CHECK(memcmp(&a->proof, &b->proof, sizeof a->proof) == 0);
+        CHECK(memcmp(a->public_inputs, b->public_inputs, N_PUBLIC * sizeof(fr_t)) == 0);
+        CHECK(groth16_verify(&k->vk, a->public_inputs, N_PUBLIC, &a->proof) == G16_OK);
+    }
+    job_free(seq);
+}
+
+static void test_concurrent_jobs(const test_key *k)
+{
+    enum { JOBS = 3, PARTS = 3 };
+    pipeline *pl = make_pipeline(k, 2, 2, 2, 2, 0);
+    if (!pl)
+        return;
+    pipeline_stats before;
+    pipeline_stats_get(pl, &before);
+    CHECK(before.slots == 4 && before.buffer_allocations == 4 * before.slots);
+    CHECK(strstr(pipeline_describe(pl), "2 prover workers") != NULL);
+    test_job tj[JOBS];
+    pipeline_job *pj[JOBS] = {0};
+    for (int round = 0; round < 2; round++) {
+        for (int j = 0; j < JOBS; j++)
+            if (make_job(&tj[j], k, j, PARTS, 1000 * (uint64_t)(round * JOBS + j)))
+                CHECK(pipeline_submit(pl, &pj[j], tj[j].job) == G16_OK);
+        for (int j = 0; j < JOBS; j++) {
+            if (!pj[j])
+                continue;
+            /* Partition by partition, in order, then the job. */
+            for (size_t p = 0; p < PARTS; p++)
+                CHECK(pipeline_wait_partition(pl, pj[j], p) == G16_OK);
+            CHECK(pipeline_wait(pl, pj[j]) == G16_OK);
+            pipeline_job_info info;
+            pipeline_job_info_get(pl, pj[j], &info);
+            CHECK(info.state == PIPELINE_JOB_DONE && info.proved == PARTS);
+            CHECK(info.end_ms >= info.start_ms && info.start_ms >= info.submit_ms);
+            check_equals_sequential(k, &tj[j]);
+            pipeline_job_release(pl, pj[j]);
+            pj[j] = NULL;
+            job_free(tj[j].job);
+        }
+    }
+    pipeline_stats st;
+    pipeline_stats_get(pl, &st);
+    /* The steady state allocates no buffers: every admission reused a slot. */
+    CHECK(st.buffer_allocations == before.buffer_allocations);
+    CHECK(st.slot_acquisitions == 2 * JOBS * PARTS);
+    CHECK(st.partitions_proved == 2 * JOBS * PARTS && st.jobs_done == 2 * JOBS);
+    CHECK(st.partitions_synthesized == 2 * JOBS * PARTS);
+    CHECK(st.synth_busy_ms > 0 && st.prove_busy_ms > 0 && st.finalize_busy_ms > 0);
+    CHECK(st.peak_admitted_bytes <= st.host_budget &&
+          st.peak_admitted_bytes <= st.slots * st.partition_bytes);
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+    pipeline_free(pl);
+}
+
+static void test_cancel(const test_key *k)
+{
+    /* One synthesis thread and one place: partition 1 of job A is admitted only once
+     * partition 0 has left the queue, and is then held at the gate. */
+    pipeline *pl = make_pipeline(k, 1, 1, 1, 1, 0);
+    if (!pl)
+        return;
+    gate g;
+    gate_init(&g);
+    test_job a, b;
+    pipeline_job *pa = NULL, *pb = NULL;
+    if (!make_job(&a, k, 10, 4, 500) || !make_job(&b, k, 11, 2, 600))
+        goto out;
+    a.params[1].gate = &g;
+    CHECK(pipeline_submit(pl, &pa, a.job) == G16_OK);
+    CHECK(pipeline_submit(pl, &pb, b.job) == G16_OK);
+    CHECK(pipeline_wait_partition(pl, pa, 0) == G16_OK);
+    gate_await_arrival(&g);
+    CHECK(pipeline_cancel(pl, pa) == G16_OK);
+    gate_open(&g);
+    CHECK(pipeline_wait(pl, pa) == G16_ERR_CANCELLED);
+    CHECK(strstr(g16_last_error(), "job 10: cancelled (1 of 4 partitions proved)") != NULL);
+    CHECK(pipeline_wait(pl, pb) == G16_OK);
+    CHECK(job_get_result(a.job, 0)->state == JOB_PARTITION_PROVED);
+    for (size_t p = 1; p < 4; p++)
+        CHECK(job_get_result(a.job, p)->state == JOB_PARTITION_CANCELLED &&
+              job_get_result(a.job, p)->status == G16_ERR_CANCELLED);
+    CHECK(synthesized(&a, 1) == 1 && synthesized(&a, 2) == 0 && synthesized(&a, 3) == 0);
+    CHECK(job_status(a.job) == G16_ERR_CANCELLED);
+    check_equals_sequential(k, &b);
+    /* Cancelling a finished job changes nothing. */
+    CHECK(pipeline_cancel(pl, pb) == G16_OK);
+    CHECK(pipeline_wait(pl, pb) == G16_OK);
+    pipeline_job_info info;
+    pipeline_job_info_get(pl, pa, &info);
+    CHECK(info.state == PIPELINE_JOB_CANCELLED && info.proved == 1 && info.cancelled == 3);
+    pipeline_job_release(pl, pa);
+    pipeline_job_release(pl, pb);
+    pa = pb = NULL;
+    job_free(a.job);
+    job_free(b.job);
+    a.job = b.job = NULL;
+
+    /* A job cancelled before it started: C waits behind D, whose partition 0 is held. */
+    test_job c, d;
+    pipeline_job *pc = NULL, *pd = NULL;
+    gate g2;
+    gate_init(&g2);
+    if (make_job(&d, k, 12, 2, 700) && make_job(&c, k, 13, 3, 800)) {
+        d.params[0].gate = &g2;
+        CHECK(pipeline_submit(pl, &pd, d.job) == G16_OK);
+        CHECK(pipeline_submit(pl, &pc, c.job) == G16_OK);
+        gate_await_arrival(&g2);
+        CHECK(pipeline_cancel(pl, pc) == G16_OK);
+        CHECK(pipeline_wait(pl, pc) == G16_ERR_CANCELLED);
+        gate_open(&g2);
+        CHECK(pipeline_wait(pl, pd) == G16_OK);
+        for (size_t p = 0; p < 3; p++)
+            CHECK(synthesized(&c, p) == 0 &&
+                  job_get_result(c.job, p)->state == JOB_PARTITION_CANCELLED);
+        pipeline_job_release(pl, pc);
+        pipeline_job_release(pl, pd);
+        job_free(c.job);
+        job_free(d.job);
+    }
+out:
+    pipeline_free(pl);
+    job_free(a.job);
+    job_free(b.job);
+}
+
+static void test_failures(const test_key *k)
+{
+    pipeline *pl = make_pipeline(k, 2, 3, 1, 1, 0);
+    if (!pl)
+        return;
+    test_job a, b, c;
+    pipeline_job *pa = NULL, *pb = NULL, *pc = NULL;
+    bool ok = make_job(&a, k, 20, 3, 100) && make_job(&b, k, 21, 2, 200) &&
+              make_job(&c, k, 22, 2, 300);
+    if (ok) {
+        a.params[1].lie = true;                   /* its proof will not verify */
+        c.params[0].inner.n_constraints = 2048;   /* not the key's circuit */
+        CHECK(pipeline_submit(pl, &pa, a.job) == G16_OK);
+        CHECK(pipeline_submit(pl, &pb, b.job) == G16_OK);
+        CHECK(pipeline_submit(pl, &pc, c.job) == G16_OK);
+        CHECK(pipeline_wait(pl, pa) == G16_ERR_VERIFY_FAILED);
+        CHECK(strstr(g16_last_error(), "job 20, partition 1: the proof does not verify") !=
+              NULL);
+        CHECK(job_get_result(a.job, 1)->state == JOB_PARTITION_FAILED);
+        CHECK(job_get_result(a.job, 0)->state != JOB_PARTITION_FAILED);
+        CHECK(job_status(a.job) == G16_ERR_VERIFY_FAILED);
+        CHECK(pipeline_wait(pl, pb) == G16_OK);
+        check_equals_sequential(k, &b);
+        CHECK(pipeline_wait(pl, pc) != G16_OK);
+        CHECK(strncmp(g16_last_error(), "job 22, partition 0: ", 21) == 0);
+        fprintf(stderr, "  a partition of another size: %s\n", g16_last_error());
+        CHECK(synthesized(&c, 1) <= 1);
+        pipeline_job_info info;
+        pipeline_job_info_get(pl, pc, &info);
+        CHECK(info.state == PIPELINE_JOB_FAILED && info.failed == 1);
+        pipeline_stats st;
+        pipeline_stats_get(pl, &st);
+        CHECK(st.jobs_failed == 2 && st.jobs_done == 1);
+    }
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+    pipeline_free(pl); /* frees the handles it still has */
+    job_free(a.job);
+    job_free(b.job);
+    job_free(c.job);
+}
+
+typedef struct {
+    pipeline *pl;
+    pipeline_stop how;
+} shutdown_call;
+
+static void *shutdown_thread(void *arg)
+{
+    shutdown_call *sc = arg;
+    pipeline_shutdown(sc->pl, sc->how);
+    return NULL;
+}
+
+static void test_shutdown(const test_key *k)
+{
+    /* Drain: everything submitted finishes. */
+    pipeline *pl = make_pipeline(k, 2, 0, 1, 1, 0);
+    if (!pl)
+        return;
+    test_job tj[2];
+    pipeline_job *pj[2] = {0};
+    for (int j = 0; j < 2; j++)
+        if (make_job(&tj[j], k, 30 + j, 2, 3000 + 10 * (uint64_t)j))
+            CHECK(pipeline_submit(pl, &pj[j], tj[j].job) == G16_OK);
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+    for (int j = 0; j < 2; j++)
+        if (pj[j]) {
+            pipeline_job_info info;
+            pipeline_job_info_get(pl, pj[j], &info);
+            CHECK(info.state == PIPELINE_JOB_DONE);
+            CHECK(job_status(tj[j].job) == G16_OK);
+        }
+    pipeline_job *late = NULL;
+    CHECK(pipeline_submit(pl, &late, tj[0].job) == G16_ERR_INVALID_ARGUMENT && !late);
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK); /* again: nothing to do */
+    pipeline_free(pl);
+    for (int j = 0; j < 2; j++)
+        job_free(tj[j].job);
+
+    /* Cancel while partition 0 of X is held in synthesis: shutdown waits for it, then
+     * cancels the rest, Y included, and joins. */
+    pl = make_pipeline(k, 1, 2, 1, 1, 0);
+    if (!pl)
+        return;
+    gate g;
+    gate_init(&g);
+    test_job x, y;
+    pipeline_job *px = NULL, *py = NULL;
+    if (make_job(&x, k, 40, 3, 4000) && make_job(&y, k, 41, 2, 4100)) {
+        x.params[0].gate = &g;
+        CHECK(pipeline_submit(pl, &px, x.job) == G16_OK);
+        CHECK(pipeline_submit(pl, &py, y.job) == G16_OK);
+        gate_await_arrival(&g);
+        shutdown_call sc = {pl, PIPELINE_CANCEL};
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, shutdown_thread, &sc) == 0);
+        /* The shutdown cannot finish while the gate holds partition 0. */
+        usleep(50 * 1000);
+        pipeline_job_info info;
+        pipeline_job_info_get(pl, px, &info);
+        CHECK(info.state == PIPELINE_JOB_RUNNING);
+        gate_open(&g);
+        pthread_join(t, NULL);
+        pipeline_job_info_get(pl, px, &info);
+        CHECK(info.state == PIPELINE_JOB_CANCELLED && info.cancelled == 3);
+        pipeline_job_info_get(pl, py, &info);
+        CHECK(info.state == PIPELINE_JOB_CANCELLED && info.cancelled == 2);
+        CHECK(synthesized(&y, 0) == 0 && synthesized(&x, 1) == 0);
+        CHECK(pipeline_wait(pl, py) == G16_ERR_CANCELLED);
+    }
+    pipeline_free(pl);
+    job_free(x.job);
+    job_free(y.job);
+
+    /* Freed with work in flight and no shutdown: cancels and joins (ASan: no leak). */
+    pl = make_pipeline(k, 2, 0, 1, 1, 0);
+    if (pl && make_job(&x, k, 50, 4, 5000)) {
+        CHECK(pipeline_submit(pl, &px, x.job) == G16_OK);
+        pipeline_free(pl);
+        job_free(x.job);
+    } else {
+        pipeline_free(pl);
+    }
+}
+
+typedef struct {
+    size_t budget_waits;
+    uint64_t synth_start[MAX_PARTS], prove_end[MAX_PARTS];
+} trace_seen;
+
+static void see_event(void *ctx, const trace_event *e)
+{
+    trace_seen *s = ctx;
+    if (e->job != 60 || e->partition < 0 || e->partition >= MAX_PARTS)
+        return;
+    if (e->kind == TRACE_BUDGET_WAIT && !strcmp(e->name, "host budget"))
+        s->budget_waits++;
+    if (e->kind == TRACE_SYNTH)
+        s->synth_start[e->partition] = e->start_ns;
+    if (e->kind == TRACE_PROVE)
+        s->prove_end[e->partition] = e->end_ns;
+}
+
+static void ignore_event(void *ctx, const trace_event *e) {}
+
+static bool has_thread(const trace_thread_info *t, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i].name, name))
+            return true;
+    return false;
+}
+
+static void test_budget(const test_key *k, const test_key *big)
+{
+    uint64_t per = pipeline_partition_host_bytes(&k->pk, false, parallel_threads());
+    CHECK(per > (k->pk.n_vars + 3 * k->pk.domain_size) * sizeof(fr_t));
+
+    /* Below one partition: an error with both figures, no pipeline. */
+    pipeline_config cfg = {.backend = "cpu", .key = &k->pk, .host_budget = per - 1};
+    pipeline *pl = (pipeline *)1;
+    CHECK(pipeline_create(&pl, &cfg) == G16_ERR_OUT_OF_MEMORY && pl == NULL);
+    CHECK(strstr(g16_last_error(), "more than the memory budget") != NULL);
+
+    /* One and a half partitions: one slot; two synthesis threads still go one at a time. */
+    trace_drain(ignore_event, NULL); /* forget older events */
+    bool was = trace_enable(true);
+    pl = make_pipeline(k, 2, 2, 1, 1, per + per / 2);
+    if (!pl) {
+        trace_enable(was);
+        return;
+    }
+    pipeline_stats st;
+    pipeline_stats_get(pl, &st);
+    CHECK(st.slots == 1 && st.partition_bytes == per);
+    test_job tj;
+    pipeline_job *pj = NULL;
+    if (make_job(&tj, k, 60, 4, 6000)) {
+        CHECK(pipeline_submit(pl, &pj, tj.job) == G16_OK);
+        CHECK(pipeline_wait(pl, pj) == G16_OK);
+        check_equals_sequential(k, &tj);
+        /* A job made for a larger key does not fit the slots. */
+        test_job other;
+        memset(&other, 0, sizeof other);
+        job_config oc = *job_get_config(tj.job);
+        oc.pk = &big->pk;
+        oc.vk = &big->vk;
+        oc.n_constraints = big->mat.n_constraints;
+        pipeline_job *po = NULL;
+        if (CHECK(job_create(&other.job, &oc) == G16_OK)) {
+            CHECK(pipeline_submit(pl, &po, other.job) == G16_ERR_INVALID_ARGUMENT && !po);
+            CHECK(strstr(g16_last_error(), "needs buffers for") != NULL);
+            job_free(other.job);
+        }
+    }
+    pipeline_stats_get(pl, &st);
+    CHECK(st.peak_admitted_bytes == per);
+    CHECK(st.budget_wait_ms > 0);
+    pipeline_free(pl);
+    trace_enable(was);
+    trace_seen seen = {0};
+    trace_drain(see_event, &seen);
+    CHECK(seen.budget_waits >= 1);
+    for (size_t p = 1; p < 4; p++)
+        CHECK(seen.synth_start[p] >= seen.prove_end[p - 1] && seen.prove_end[p - 1] > 0);
+    trace_thread_info threads[64];
+    size_t n = trace_threads(threads, 64);
+    n = n < 64 ? n : 64;
+    CHECK(has_thread(threads, n, "synth-0") && has_thread(threads, n, "synth-1") &&
+          has_thread(threads, n, "prover-0") && has_thread(threads, n, "finalize"));
+    job_free(tj.job);
+}
+
+int main(void)
+{
+    test_init("test_pipeline");
+    alarm(TIMEOUT_S); /* a hang fails the test instead of blocking CI */
+    test_random_fr(&g_r);
+    test_random_fr(&g_s);
+    test_key k, big;
+    if (!make_key(&k, N_TARGET))
+        return test_finish();
+    if (make_key(&big, 2 * N_TARGET)) {
+        test_concurrent_jobs(&k);
+        test_cancel(&k);
+        test_failures(&k);
+        test_shutdown(&k);
+        test_budget(&k, &big);
+        test_circuit_key_free(&big);
+    }
+    test_circuit_key_free(&k);
+    return test_finish();
+}
