@@ -27,6 +27,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "bench_run.h"
 #include "circuit/cs.h"
 #include "circuit/synthetic.h"
@@ -215,6 +216,17 @@ int cmd_bench(int argc, char **argv)
     if (synth_only && (trace_path || timeline)) {
         fprintf(stderr, "g16 bench: --trace and --timeline record proving runs, not --synth-only\n");
         return 2;
+    }
+    /* The backend is opened by the pipeline after the setup, which can take minutes: a
+     * backend that cannot open (an unknown name, --backend cuda without a usable GPU)
+     * is refused now instead. */
+    if (!synth_only) {
+        backend *probe;
+        if (backend_open(&probe, ro.backend)) {
+            fprintf(stderr, "g16 bench: %s\n", g16_last_error());
+            return 2;
+        }
+        backend_close(probe);
     }
     size_t n_public = ro.n_public, partitions = ro.partitions;
     ro.n_constraints = n_constraints;
