@@ -256,3 +256,19 @@ size_t test_split(char *line, char **tokens, size_t max)
         tokens[n++] = t;
     return n;
 }
+
+fr_t *test_fr_vec(size_t n)
+{
+    fr_t *v = malloc((n ? n : 1) * sizeof(fr_t));
+    if (!v) {
+        printf("out of memory (%zu elements)\n", n);
+        exit(1);
+    }
+    return v;
+}
+
+void test_random_fr_vec(fr_t *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        test_random_fr(&x[i]);
+}

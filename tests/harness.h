@@ -32,6 +32,10 @@ uint64_t test_rand64(void);
 void test_rand_bytes(uint8_t *out, size_t n);
 void test_random_fp(fp_t *r);
 void test_random_fr(fr_t *r);
+/* n elements (at least one allocated; exits with a message when memory runs out), and
+ * n seeded random elements. */
+fr_t *test_fr_vec(size_t n);
+void test_random_fr_vec(fr_t *x, size_t n);
 
 bool test_check(bool ok, const char *expr, const char *file, int line);
 bool test_check_bytes(const uint8_t *got, const uint8_t *want, size_t n, const char *what,

@@ -42,69 +42,43 @@ static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery"};
         F##_zero(&(b)[5]);                                                          \
     } while (0)
 
-static void check_field_fr(size_t n)
-{
-    fr_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got);
-    FIELD_INPUTS(fr, a, b, n);
-    for (int op = OP_ADD; op <= OP_FROM_MONT; op++) {
-        memcpy(got, a, n * sizeof *a);
-        if (!CHECK(cuda_field_check(ctx, 0, op, on_device, got, b, n) == G16_OK))
-            continue;
-        size_t bad = 0;
-        for (size_t i = 0; i < n; i++) {
-            fr_t want;
-            switch (op) {
-            case OP_ADD: fr_add(&want, &a[i], &b[i]); break;
-            case OP_SUB: fr_sub(&want, &a[i], &b[i]); break;
-            case OP_MUL: fr_mul(&want, &a[i], &b[i]); break;
-            case OP_SQR: fr_sqr(&want, &a[i]); break;
-            default: {
-                uint64_t limbs[4];
-                fr_to_limbs(limbs, &a[i]);
-                memcpy(&want, limbs, sizeof want);
-            }
-            }
-            if (memcmp(&want, &got[i], sizeof want) && bad++ < 3)
-                printf("  fr %s differs at %zu\n", op_names[op], i);
-        }
-        CHECK(bad == 0);
+/* One prime field F (fr or fp, cuda_field_check's field id, LIMBS 64-bit limbs): every
+ * op on the device (or its host build) against the CPU's. */
+#define DEFINE_CHECK_FIELD(F, ID, LIMBS)                                                  \
+    static void check_field_##F(size_t n)                                                \
+    {                                                                                    \
+        F##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);                    \
+        F##_t *got = malloc(n * sizeof *got);                                            \
+        FIELD_INPUTS(F, a, b, n);                                                        \
+        for (int op = OP_ADD; op <= OP_FROM_MONT; op++) {                                \
+            memcpy(got, a, n * sizeof *a);                                               \
+            if (!CHECK(cuda_field_check(ctx, ID, op, on_device, got, b, n) == G16_OK))    \
+                continue;                                                                \
+            size_t bad = 0;                                                              \
+            for (size_t i = 0; i < n; i++) {                                             \
+                F##_t want;                                                              \
+                switch (op) {                                                            \
+                case OP_ADD: F##_add(&want, &a[i], &b[i]); break;                        \
+                case OP_SUB: F##_sub(&want, &a[i], &b[i]); break;                        \
+                case OP_MUL: F##_mul(&want, &a[i], &b[i]); break;                        \
+                case OP_SQR: F##_sqr(&want, &a[i]); break;                               \
+                default: {                                                               \
+                    uint64_t limbs[LIMBS];                                               \
+                    F##_to_limbs(limbs, &a[i]);                                          \
+                    memcpy(&want, limbs, sizeof want);                                   \
+                }                                                                        \
+                }                                                                        \
+                if (memcmp(&want, &got[i], sizeof want) && bad++ < 3)                    \
+                    printf("  " #F " %s differs at %zu\n", op_names[op], i);             \
+            }                                                                            \
+            CHECK(bad == 0);                                                             \
+        }                                                                                \
+        free(a);                                                                         \
+        free(b);                                                                         \
+        free(got);                                                                       \
     }
-    free(a);
-    free(b);
-    free(got);
-}
-
-static void check_field_fp(size_t n)
-{
-    fp_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got);
-    FIELD_INPUTS(fp, a, b, n);
-    for (int op = OP_ADD; op <= OP_FROM_MONT; op++) {
-        memcpy(got, a, n * sizeof *a);
-        if (!CHECK(cuda_field_check(ctx, 1, op, on_device, got, b, n) == G16_OK))
-            continue;
-        size_t bad = 0;
-        for (size_t i = 0; i < n; i++) {
-            fp_t want;
-            switch (op) {
-            case OP_ADD: fp_add(&want, &a[i], &b[i]); break;
-            case OP_SUB: fp_sub(&want, &a[i], &b[i]); break;
-            case OP_MUL: fp_mul(&want, &a[i], &b[i]); break;
-            case OP_SQR: fp_sqr(&want, &a[i]); break;
-            default: {
-                uint64_t limbs[6];
-                fp_to_limbs(limbs, &a[i]);
-                memcpy(&want, limbs, sizeof want);
-            }
-            }
-            if (memcmp(&want, &got[i], sizeof want) && bad++ < 3)
-                printf("  fp %s differs at %zu\n", op_names[op], i);
-        }
-        CHECK(bad == 0);
-    }
-    free(a);
-    free(b);
-    free(got);
-}
+DEFINE_CHECK_FIELD(fr, 0, 4)
+DEFINE_CHECK_FIELD(fp, 1, 6)
 
 static void random_fp2(fp2_t *r)
 {

@@ -31,21 +31,6 @@ static cuda_ctx *g_ctx;
 /* The emulation's pass plan (0, 0: the GPU's). */
 static unsigned g_kmax, g_tile;
 
-static fr_t *vec(size_t n)
-{
-    fr_t *v = malloc((n ? n : 1) * sizeof(fr_t));
-    if (!v) {
-        printf("out of memory (%zu elements)\n", n);
-        exit(1);
-    }
-    return v;
-}
-
-static void random_vec(fr_t *x, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        test_random_fr(&x[i]);
-}
 
 /* Compares whole vectors; reports the first differing index once. */
 static bool same(const fr_t *got, const fr_t *want, size_t n, const char *what, unsigned log2n)
@@ -118,10 +103,10 @@ static void check_h(const ntt_domain *d, int convention, int alias)
 {
     unsigned log2n = ntt_domain_log2n(d);
     size_t n = ntt_domain_size(d), bytes = n * sizeof(fr_t);
-    fr_t *in[3], *cpu[3], *gpu[3], *cpu_h = vec(n), *sep = vec(n);
+    fr_t *in[3], *cpu[3], *gpu[3], *cpu_h = test_fr_vec(n), *sep = test_fr_vec(n);
     for (int i = 0; i < 3; i++) {
-        in[i] = vec(n), cpu[i] = vec(n), gpu[i] = vec(n);
-        random_vec(in[i], n);
+        in[i] = test_fr_vec(n), cpu[i] = test_fr_vec(n), gpu[i] = test_fr_vec(n);
+        test_random_fr_vec(in[i], n);
         memcpy(cpu[i], in[i], bytes);
         memcpy(gpu[i], in[i], bytes);
     }
@@ -158,8 +143,8 @@ static void check_size(unsigned log2n, bool all_kinds, bool thorough)
     if (!CHECK(ntt_domain_get(&d, log2n) == G16_OK))
         return;
     size_t n = (size_t)1 << log2n;
-    fr_t *x = vec(n), *want = vec(n), *got = vec(n), shift, scale, one;
-    random_vec(x, n);
+    fr_t *x = test_fr_vec(n), *want = test_fr_vec(n), *got = test_fr_vec(n), shift, scale, one;
+    test_random_fr_vec(x, n);
     do
         test_random_fr(&shift);
     while (fr_is_zero(&shift));

@@ -15,21 +15,6 @@
 
 /* --- helpers -------------------------------------------------------------------------- */
 
-static fr_t *vec(size_t n)
-{
-    fr_t *v = malloc((n ? n : 1) * sizeof(fr_t));
-    if (!v) {
-        printf("out of memory (%zu elements)\n", n);
-        exit(1);
-    }
-    return v;
-}
-
-static void random_vec(fr_t *x, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        test_random_fr(&x[i]);
-}
 
 static void random_nonzero(fr_t *x)
 {
@@ -132,9 +117,10 @@ static void test_naive(unsigned max_log)
         size_t n = (size_t)1 << L;
         fr_t w, s1, s2, scale;
         fr_root_of_unity(&w, L);
-        fr_t *x = vec(n), *y = vec(n), *want_f = vec(n), *want_i = vec(n), *want_cf = vec(n),
-             *want_ci = vec(n), *want_cc = vec(n), *want_br = vec(n), *tmp = vec(n);
-        random_vec(x, n);
+        fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *want_f = test_fr_vec(n),
+             *want_i = test_fr_vec(n), *want_cf = test_fr_vec(n), *want_ci = test_fr_vec(n),
+             *want_cc = test_fr_vec(n), *want_br = test_fr_vec(n), *tmp = test_fr_vec(n);
+        test_random_fr_vec(x, n);
         random_nonzero(&s1);
         random_nonzero(&s2);
         random_nonzero(&scale);
@@ -183,11 +169,11 @@ static void test_spot(unsigned L, size_t points)
 {
     size_t n = (size_t)1 << L;
     const ntt_domain *d = shared_domain(L);
-    fr_t *x = vec(n), *y = vec(n), *z = vec(n);
+    fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *z = test_fr_vec(n);
     fr_t w, s, pt, v;
     fr_root_of_unity(&w, L);
     random_nonzero(&s);
-    random_vec(x, n);
+    test_random_fr_vec(x, n);
     CHECK(ntt_forward(d, y, x) == G16_OK);
     CHECK(ntt_coset_forward(d, z, x, &s) == G16_OK);
     for (size_t k = 0; k < points; k++) {
@@ -213,8 +199,8 @@ static void test_round_trips(unsigned max_log)
     for (unsigned L = 0; L <= max_log; L++) {
         size_t n = (size_t)1 << L;
         const ntt_domain *d = shared_domain(L);
-        fr_t *x = vec(n), *y = vec(n);
-        random_vec(x, n);
+        fr_t *x = test_fr_vec(n), *y = test_fr_vec(n);
+        test_random_fr_vec(x, n);
         CHECK(ntt_forward(d, y, x) == G16_OK);
         CHECK(ntt_inverse(d, y, y) == G16_OK);
         same(y, x, n, "inverse(forward(x))", L);
@@ -242,10 +228,11 @@ static void test_linearity(unsigned L)
 {
     size_t n = (size_t)1 << L;
     const ntt_domain *d = shared_domain(L);
-    fr_t *x = vec(n), *y = vec(n), *z = vec(n), *fx = vec(n), *fy = vec(n);
+    fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *z = test_fr_vec(n), *fx = test_fr_vec(n),
+         *fy = test_fr_vec(n);
     fr_t alpha, s;
-    random_vec(x, n);
-    random_vec(y, n);
+    test_random_fr_vec(x, n);
+    test_random_fr_vec(y, n);
     random_nonzero(&alpha);
     random_nonzero(&s);
     for (size_t i = 0; i < n; i++) {
@@ -270,7 +257,7 @@ static void test_constants(void)
         unsigned L = sizes[k];
         size_t n = (size_t)1 << L;
         const ntt_domain *d = shared_domain(L);
-        fr_t *x = vec(n), *y = vec(n), *want = vec(n);
+        fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *want = test_fr_vec(n);
         fr_t s, w, nn;
         random_nonzero(&s);
         fr_root_of_unity(&w, L);
@@ -315,8 +302,8 @@ static void test_bit_reverse(void)
 {
     for (unsigned L = 0; L <= 14; L++) {
         size_t n = (size_t)1 << L;
-        fr_t *x = vec(n), *y = vec(n), *want = vec(n);
-        random_vec(x, n);
+        fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *want = test_fr_vec(n);
+        test_random_fr_vec(x, n);
         bitrev_copy(want, x, L);
         memcpy(y, x, n * sizeof *y);
         ntt_bit_reverse(y, L);
@@ -348,8 +335,8 @@ static void test_epilogue(unsigned L, size_t plan)
 {
     size_t n = (size_t)1 << L;
     ntt_domain *d = plan_domain(L, plan);
-    fr_t *x = vec(n), *y = vec(n), *want = vec(n), s;
-    random_vec(x, n);
+    fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *want = test_fr_vec(n), s;
+    test_random_fr_vec(x, n);
     random_nonzero(&s);
     CHECK(ntt_change_coset(d, want, x, NULL, &s, NULL, NULL) == G16_OK);
     epilogue_ctx e = {.hits = calloc(n, sizeof(atomic_uint)), .expect = want};
@@ -374,7 +361,8 @@ static void naive_h(fr_t *h, const fr_t *a, const fr_t *b, const fr_t *c, unsign
     fr_t w, shift;
     fr_root_of_unity(&w, L);
     h_poly_shift(&shift, L, conv);
-    fr_t *ca = vec(n), *cb = vec(n), *cc = vec(n), *va = vec(n), *vb = vec(n), *vc = vec(n);
+    fr_t *ca = test_fr_vec(n), *cb = test_fr_vec(n), *cc = test_fr_vec(n), *va = test_fr_vec(n),
+         *vb = test_fr_vec(n), *vc = test_fr_vec(n);
     naive_interp(ca, a, n, &w, NULL);
     naive_interp(cb, b, n, &w, NULL);
     naive_interp(cc, c, n, &w, NULL);
@@ -407,10 +395,12 @@ static void test_h_quotient(unsigned L)
     size_t n = (size_t)1 << L;
     fr_t w;
     fr_root_of_unity(&w, L);
-    fr_t *a = vec(n), *b = vec(n), *c = vec(n), *ca = vec(n), *cb = vec(n), *cc = vec(n);
-    fr_t *prod = vec(2 * n), *q = vec(n), *h = vec(n), *a2 = vec(n), *b2 = vec(n), *c2 = vec(n);
-    random_vec(a, n);
-    random_vec(b, n);
+    fr_t *a = test_fr_vec(n), *b = test_fr_vec(n), *c = test_fr_vec(n), *ca = test_fr_vec(n),
+         *cb = test_fr_vec(n), *cc = test_fr_vec(n);
+    fr_t *prod = test_fr_vec(2 * n), *q = test_fr_vec(n), *h = test_fr_vec(n),
+         *a2 = test_fr_vec(n), *b2 = test_fr_vec(n), *c2 = test_fr_vec(n);
+    test_random_fr_vec(a, n);
+    test_random_fr_vec(b, n);
     for (size_t i = 0; i < n; i++)
         fr_mul(&c[i], &a[i], &b[i]);
     naive_interp(ca, a, n, &w, NULL);
@@ -467,11 +457,11 @@ static void test_h_naive(unsigned max_log)
 {
     for (unsigned L = 0; L <= max_log; L++) {
         size_t n = (size_t)1 << L;
-        fr_t *a = vec(n), *b = vec(n), *c = vec(n), *want = vec(n);
-        fr_t *a2 = vec(n), *b2 = vec(n), *c2 = vec(n), *h = vec(n);
-        random_vec(a, n);
-        random_vec(b, n);
-        random_vec(c, n); /* unsatisfied on purpose: h is still defined */
+        fr_t *a = test_fr_vec(n), *b = test_fr_vec(n), *c = test_fr_vec(n), *want = test_fr_vec(n);
+        fr_t *a2 = test_fr_vec(n), *b2 = test_fr_vec(n), *c2 = test_fr_vec(n), *h = test_fr_vec(n);
+        test_random_fr_vec(a, n);
+        test_random_fr_vec(b, n);
+        test_random_fr_vec(c, n); /* unsatisfied on purpose: h is still defined */
         for (int conv = 0; conv < 2; conv++) {
             naive_h(want, a, b, c, L, (h_poly_convention)conv);
             for (size_t p = 0; p < NPLANS; p += 3) {
@@ -504,7 +494,7 @@ static void run_all(fr_t *out, const fr_t *x, const fr_t *s, unsigned L)
     CHECK(ntt_coset_forward(d, out + 2 * n, x, s) == G16_OK);
     CHECK(ntt_coset_inverse(d, out + 3 * n, x, s, s) == G16_OK);
     CHECK(ntt_change_coset(d, out + 4 * n, x, s, NULL, NULL, NULL) == G16_OK);
-    fr_t *a = vec(n), *b = vec(n);
+    fr_t *a = test_fr_vec(n), *b = test_fr_vec(n);
     for (int conv = 0; conv < 2; conv++) {
         memcpy(a, x, n * sizeof *a);
         memcpy(b, x + n / 2, n / 2 * sizeof *b);
@@ -520,8 +510,8 @@ static void test_threads(unsigned L)
 {
     size_t n = (size_t)1 << L;
     unsigned saved = parallel_threads();
-    fr_t *x = vec(n), *ref = vec(7 * n), *got = vec(7 * n), s;
-    random_vec(x, n);
+    fr_t *x = test_fr_vec(n), *ref = test_fr_vec(7 * n), *got = test_fr_vec(7 * n), s;
+    test_random_fr_vec(x, n);
     random_nonzero(&s);
     parallel_set_threads(1);
     run_all(ref, x, &s, L);
@@ -541,8 +531,8 @@ static void test_asm_paths(unsigned L)
     if (!cpu_asm_available())
         return;
     size_t n = (size_t)1 << L;
-    fr_t *x = vec(n), *ref = vec(7 * n), *got = vec(7 * n), s;
-    random_vec(x, n);
+    fr_t *x = test_fr_vec(n), *ref = test_fr_vec(7 * n), *got = test_fr_vec(7 * n), s;
+    test_random_fr_vec(x, n);
     random_nonzero(&s);
     run_all(ref, x, &s, L);
     cpu_set_asm(false);
@@ -576,7 +566,7 @@ static void test_errors(void)
 
     fr_t x[32], zero;
     fr_zero(&zero);
-    random_vec(x, 32);
+    test_random_fr_vec(x, 32);
     CHECK(ntt_coset_forward(d1, x, x, &zero) == G16_ERR_INVALID_ARGUMENT);
     CHECK(ntt_coset_inverse(d1, x, x, &zero, NULL) == G16_ERR_INVALID_ARGUMENT);
     CHECK(ntt_change_coset(d1, x, x, NULL, &zero, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);

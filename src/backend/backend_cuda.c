@@ -30,11 +30,20 @@ int backend_cuda_device_count(void) { return 0; }
 #include "trace/trace.h"
 #include "util/clock.h"
 
-/* sum_w 2^(c w) win[1 + w] + win[0] (see cuda_msm_g1_windows). */
-#define DEFINE_JOIN(G)                                                                   \
-    static void G##_join(G##_jac_t *r, const G##_xyzz_t *win, unsigned windows,          \
-                         unsigned c)                                                     \
+/* backend_cuda_msm_g1 / _g2: the device's window sums (cuda_msm_g1_windows), joined here
+ * as sum_w 2^(c w) win[1 + w] + win[0] with the CPU's formulas: c doublings per window,
+ * a few hundred point operations in all. */
+#define DEFINE_GPU_MSM(G)                                                                \
+    g16_status backend_cuda_msm_##G(cuda_ctx *ctx, G##_jac_t *r, cuda_msm_info *info,    \
+                                    const void *bases_dev, const void *scalars_dev,      \
+                                    size_t n, bool montgomery)                           \
     {                                                                                    \
+        static _Thread_local G##_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];                   \
+        unsigned windows, c;                                                             \
+        g16_status st = cuda_msm_##G##_windows(ctx, win, &windows, &c, info, bases_dev,  \
+                                               scalars_dev, n, montgomery);              \
+        if (st)                                                                          \
+            return st;                                                                   \
         G##_xyzz_t acc, t;                                                               \
         G##_xyzz_set_infinity(&acc);                                                     \
         for (unsigned w = windows; w-- > 0;) {                                           \
@@ -47,35 +56,10 @@ int backend_cuda_device_count(void) { return 0; }
         }                                                                                \
         G##_xyzz_add(&t, &acc, &win[0]);                                                 \
         G##_xyzz_to_jac(r, &t);                                                          \
+        return G16_OK;                                                                   \
     }
-DEFINE_JOIN(g1)
-DEFINE_JOIN(g2)
-
-g16_status backend_cuda_msm_g1(cuda_ctx *ctx, g1_jac_t *r, cuda_msm_info *info,
-                             const void *bases_dev, const void *scalars_dev, size_t n,
-                             bool montgomery)
-{
-    static _Thread_local g1_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];
-    unsigned windows, c;
-    g16_status st = cuda_msm_g1_windows(ctx, win, &windows, &c, info, bases_dev, scalars_dev,
-                                        n, montgomery);
-    if (!st)
-        g1_join(r, win, windows, c);
-    return st;
-}
-
-g16_status backend_cuda_msm_g2(cuda_ctx *ctx, g2_jac_t *r, cuda_msm_info *info,
-                             const void *bases_dev, const void *scalars_dev, size_t n,
-                             bool montgomery)
-{
-    static _Thread_local g2_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];
-    unsigned windows, c;
-    g16_status st = cuda_msm_g2_windows(ctx, win, &windows, &c, info, bases_dev, scalars_dev,
-                                        n, montgomery);
-    if (!st)
-        g2_join(r, win, windows, c);
-    return st;
-}
+DEFINE_GPU_MSM(g1)
+DEFINE_GPU_MSM(g2)
 
 /* One-off MSM over host arrays: both uploaded to scratch (never made resident: the caller
  * may free and reuse these addresses). */

@@ -32,14 +32,13 @@ g16_status cuda_ctx_create(cuda_ctx **out, int device);
 void cuda_ctx_free(cuda_ctx *ctx);
 /* "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)". */
 const char *cuda_ctx_describe(const cuda_ctx *ctx);
-size_t cuda_ctx_free_bytes(cuda_ctx *ctx);
 int cuda_ctx_device(const cuda_ctx *ctx);
 
 /* The device copy of host[0..bytes): uploaded on first use, then kept until the context
- * is freed (or cuda_ctx_forget). Entries are found by (host pointer, bytes): the caller
- * promises that the host data does not change while it is resident (a proving key). */
+ * is freed. Entries are found by (host pointer, bytes): the caller promises that the host
+ * data neither changes nor is freed while the context lives (a proving key loaded for the
+ * whole run; a caller that unloads keys frees the context with them). */
 g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const void *host, size_t bytes);
-void cuda_ctx_forget(cuda_ctx *ctx, const void *host);
 /* Bytes held resident, and the time spent uploading them. */
 size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx);
 

@@ -109,14 +109,6 @@ extern "C" int cuda_ctx_device(const cuda_ctx *ctx)
     return ctx->device;
 }
 
-extern "C" size_t cuda_ctx_free_bytes(cuda_ctx *ctx)
-{
-    size_t free_b = 0, total_b = 0;
-    cudaSetDevice(ctx->device);
-    cudaMemGetInfo(&free_b, &total_b);
-    return free_b;
-}
-
 extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const void *host,
                                         size_t bytes)
 {
@@ -133,9 +125,7 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
     if (st)
         return st;
     if (bytes) {
-        cudaError_t err = cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, ctx->stream);
-        if (err == cudaSuccess)
-            err = cudaStreamSynchronize(ctx->stream);
+        cudaError_t err = cuda_copy(ctx, d, host, bytes, cudaMemcpyHostToDevice);
         if (err != cudaSuccess) {
             cudaFree(d);
             return status_fail(G16_ERR_INTERNAL, "uploading %zu bytes to GPU %d: %s", bytes,
@@ -146,17 +136,6 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
     ctx->resident_bytes += bytes;
     *dev = d;
     return G16_OK;
-}
-
-extern "C" void cuda_ctx_forget(cuda_ctx *ctx, const void *host)
-{
-    for (int i = 0; i < ctx->n_resident; i++)
-        if (ctx->resident[i].host == host) {
-            cudaFree(ctx->resident[i].dev);
-            ctx->resident_bytes -= ctx->resident[i].bytes;
-            ctx->resident[i] = ctx->resident[--ctx->n_resident];
-            i--;
-        }
 }
 
 extern "C" size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx)
@@ -177,17 +156,13 @@ extern "C" void cuda_ctx_release(cuda_ctx *ctx, void *dev)
 
 extern "C" g16_status cuda_ctx_upload(cuda_ctx *ctx, void *dev, const void *host, size_t bytes)
 {
-    CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, ctx->stream),
-             G16_ERR_INTERNAL);
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, dev, host, bytes, cudaMemcpyHostToDevice), G16_ERR_INTERNAL);
     return G16_OK;
 }
 
 extern "C" g16_status cuda_ctx_download(cuda_ctx *ctx, void *host, const void *dev, size_t bytes)
 {
-    CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, ctx->stream),
-             G16_ERR_INTERNAL);
-    CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, host, dev, bytes, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
     return G16_OK;
 }
 
