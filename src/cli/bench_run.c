@@ -220,6 +220,16 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
            "(allocated once, taken %zu times); peak admitted %s; peak RSS %.2f GiB\n",
            budget, per, ps->slots, ps->slots == 1 ? "" : "s", ps->slot_acquisitions, peak,
            peak_rss_gib());
+    if (ps->gpu_devices) {
+        char dpeak[32], pool[32], key[32];
+        human_bytes(dpeak, sizeof dpeak, ps->device_peak_bytes);
+        human_bytes(pool, sizeof pool, ps->device_pool_bytes);
+        human_bytes(key, sizeof key, ps->device_resident_bytes);
+        printf("  device memory: peak in use %s (GPU-wide, cudaMemGetInfo), key resident %s, "
+               "scratch pool %s per worker, %u worker%s per device; slots pinned\n",
+               dpeak, key, pool, ps->gpu_workers_per_device,
+               ps->gpu_workers_per_device == 1 ? "" : "s");
+    }
 }
 
 int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth16_vk *vk,
