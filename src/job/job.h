@@ -52,17 +52,19 @@ typedef enum {
 
 typedef struct {
     job_source source;
-    /* JOB_SOURCE_NATIVE */
-    cs_circuit_fn circuit;
-    /* params[p]: the circuit's parameters for partition p (n_partitions entries). */
-    const void *const *params;
     size_t n_partitions;
     size_t n_public;      /* public inputs the circuit declares (the key's n_public) */
+
+    /* JOB_SOURCE_NATIVE: params[p] are the circuit's parameters for partition p
+     * (n_partitions entries). */
+    cs_circuit_fn circuit;
+    const void *const *params;
     size_t n_constraints; /* the circuit's rows, as the key was made for (a partition
                              whose circuit has another count fails) */
+
     /* JOB_SOURCE_ZKEY: partition p's witness is the .wtns file wtns_paths[p], mapped and
      * unmapped by its synthesis, or wtns[p], mapped by the caller (when wtns_paths is
-     * NULL). n_constraints is not used. */
+     * NULL). */
     const zkey_t *zkey;
     const char *const *wtns_paths;
     const wtns_t *const *wtns;
