@@ -24,6 +24,7 @@ row() { summary+=("$(printf '%-30s %s' "$1" "$2")"); }
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(build tests msm-quick ntt pipe20)
 g16=build-gpu/g16
+export G16_SOURCE_DIR=$PWD # the tests find their fixtures through it, as under ctest
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -99,7 +100,8 @@ for step in "${steps[@]}"; do
     run verify_sha256 60 $g16 verify tests/fixtures/sha256/verification_key.json \
       "$logs/public.json" "$logs/proof.json"
     ;;
-  msm) run bench_gpu_msm 420 build-gpu/bench_gpu_msm --max-log2 27 --reps 3; cat "$logs/bench_gpu_msm.txt" ;;
+  msm) run bench_gpu_msm ${MSM_LIMIT:-420} build-gpu/bench_gpu_msm --max-log2 27 --reps 3; cat "$logs/bench_gpu_msm.txt" ;;
+  test_cuda_msm) run test_cuda_msm 300 build-gpu/test_cuda_msm; tail -5 "$logs/test_cuda_msm.txt" ;;
   msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
