@@ -46,6 +46,10 @@ test: deps-test
 	$(MAKE) test-release test-san
 	$(MAKE) fuzz-smoke
 
+# The daemon's library (SQLite, libpq) is required, not optional, when testing: a missing
+# library fails the configure step instead of leaving its tests out.
+test-release test-san: CMAKE_FLAGS += -DG16_DAEMON=ON
+
 test-release: build
 	cd build && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 ctest --output-on-failure -j $(JOBS)
 
