@@ -256,7 +256,14 @@ g16_status store_list(job_store *store, store_job *jobs, size_t *count, size_t l
     if (limit == 0)
         return G16_OK;
     memset(jobs, 0, limit * sizeof *jobs);
-    return store->ops->list(store, jobs, count, limit, state);
+    g16_status st = store->ops->list(store, jobs, count, limit, state);
+    if (st != G16_OK) {
+        /* The implementations leave what they filled before the error. */
+        for (size_t i = 0; i < limit; i++)
+            store_job_clear(&jobs[i]);
+        *count = 0;
+    }
+    return st;
 }
 
 g16_status store_counts(job_store *store, uint64_t counts[5])

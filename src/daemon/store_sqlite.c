@@ -485,13 +485,9 @@ static g16_status sqlite_list(job_store *store, store_job *jobs, size_t *count, 
         n++;
     }
     sqlite3_finalize(stmt);
-    if (st != G16_OK) {
-        for (size_t i = 0; i < n; i++)
-            store_job_clear(&jobs[i]);
-        return st;
-    }
-    *count = n;
-    return G16_OK;
+    if (st == G16_OK)
+        *count = n;
+    return st; /* on an error store_list clears the jobs filled so far */
 }
 
 static g16_status sqlite_counts(job_store *store, uint64_t counts[5])
