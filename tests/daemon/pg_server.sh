@@ -3,7 +3,7 @@
 #   tests/daemon/pg_server.sh COMMAND [ARGS...]
 # starts a server of its own (initdb in a new temporary directory, a unix socket there
 # and a random port, no TCP listener, trust authentication for one user), exports its URL
-# as G16_PG_URL, runs the command, and stops the server and removes the directory when
+# as G16_PG_URL (and the server's bin directory as G16_PG_BINDIR), runs the command, and stops the server and removes the directory when
 # the command ends, whatever way it ends. The exit status is the command's.
 #
 # The server binaries come from Debian's postgresql package (/usr/lib/postgresql/*/bin;
@@ -66,6 +66,7 @@ if ! server "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
   echo "pg_server: the server did not start:" >&2; cat "$dir/server.log" >&2; exit 1
 fi
 export G16_PG_URL="postgresql:///postgres?host=$dir&port=$port&user=g16"
+export G16_PG_BINDIR=$bin   # psql for the command's own queries
 echo "pg_server: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $G16_PG_URL"
 set +e
 "$@"
