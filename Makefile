@@ -41,16 +41,21 @@ demo: deps-build build
 	build/g16 trace report build/demo.trace
 
 # G16_REQUIRE_NOBLE turns a missing reference implementation into a failure, not a skip;
-# G16_REQUIRE_CHROMIUM does the same for the browser that renders the timeline pictures.
+# G16_REQUIRE_CHROMIUM does the same for the browser that renders the timeline pictures,
+# G16_REQUIRE_POSTGRES for the PostgreSQL server the job store's tests start.
 test: deps-test
 	$(MAKE) test-release test-san
 	$(MAKE) fuzz-smoke
 
+# The daemon's library (SQLite, libpq) is required, not optional, when testing: a missing
+# library fails the configure step instead of leaving its tests out.
+test-release test-san: CMAKE_FLAGS += -DG16_DAEMON=ON
+
 test-release: build
-	cd build && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 ctest --output-on-failure -j $(JOBS)
+	cd build && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 G16_REQUIRE_POSTGRES=1 ctest --output-on-failure -j $(JOBS)
 
 test-san: build-san
-	cd build-san && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 ctest --output-on-failure -j $(JOBS)
+	cd build-san && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 G16_REQUIRE_POSTGRES=1 ctest --output-on-failure -j $(JOBS)
 
 # The .zkey/.wtns/.r1cs/g16k readers under libFuzzer (clang, ASan + UBSan) in build-fuzz/:
 # FUZZ_SECONDS per target, starting from valid files written by test_io's writer. The

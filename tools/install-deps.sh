@@ -2,9 +2,9 @@
 # Installs what g16's build and tests need on a fresh Debian machine, and nothing that is
 # already there: Debian packages through apt-get, the differential-test references
 # (@noble/curves, ffjavascript) through npm with the committed lock files.
-#   tools/install-deps.sh build   compilers and CMake only (for `make demo`)
-#   tools/install-deps.sh test    also Node.js and the npm packages, Chromium and python3
-#                                 (for `make test`)
+#   tools/install-deps.sh build   compilers, CMake and the libraries (for `make demo`)
+#   tools/install-deps.sh test    also Node.js and the npm packages, Chromium, python3 and
+#                                 the PostgreSQL server (for `make test`)
 set -euo pipefail
 mode=${1:-test}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +16,9 @@ command -v make >/dev/null || need+=(make)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 # Libraries: a Debian -dev package is "installed" when pkg-config finds it.
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
+# The daemon's job store: SQLite (the embedded default) and libpq (PostgreSQL).
+pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
 if [ "$mode" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v npm >/dev/null || need+=(npm)
@@ -23,6 +26,9 @@ if [ "$mode" = test ]; then
   # with a python3 script (tests/trace/).
   command -v chromium >/dev/null || need+=(chromium)
   command -v python3 >/dev/null || need+=(python3)
+  # The store's tests start a throwaway PostgreSQL server (tests/daemon/pg_server.sh)
+  # with the server's own initdb and pg_ctl.
+  compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || need+=(postgresql)
   # make fuzz-smoke: clang with its libFuzzer and sanitizer runtimes; linking a one-line
   # fuzz target tells whether both are there.
   if ! command -v clang >/dev/null ||

@@ -28,8 +28,15 @@
  *
  * Every function returns G16_OK or an error with status_fail's message (util/status.h):
  * G16_ERR_IO for a database failure (the driver's message included), G16_ERR_INVALID_ARGUMENT
- * for a bad call, G16_ERR_FORMAT for an unknown URL scheme. One handle is used by one
- * thread at a time; the daemon opens one per thread that needs it, or locks. */
+ * for a bad call, G16_ERR_FORMAT for an unknown URL scheme, an unknown schema version, or a
+ * SQLite file that is not a database or is corrupt. One handle is used by one thread at a
+ * time; the daemon opens one per thread that needs it, or locks.
+ *
+ * Details the implementations share (store_impl.h has the schema): an owner's write on a
+ * job that does not exist is G16_ERR_CANCELLED too ("no such job": stop working on it);
+ * progress beyond the job's partitions is G16_ERR_INVALID_ARGUMENT; a claim starts the job
+ * over (partitions_done = 0, started = now); done, failed and cancelled jobs have owner ""
+ * and no lease. */
 #ifndef G16_DAEMON_JOB_STORE_H
 #define G16_DAEMON_JOB_STORE_H
 
