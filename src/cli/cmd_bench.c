@@ -147,6 +147,10 @@ static bool count_arg(size_t *out, const char *flag, const char *v, size_t max)
 
 int cmd_bench(int argc, char **argv)
 {
+    /* --daemon URL: the same jobs submitted to a daemon instead (cmd_client.c). */
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--daemon"))
+            return client_bench(argc, argv);
     const char *circuit = "synthetic", *key_path = NULL, *trace_path = NULL;
     size_t n_constraints = 1 << 16;
     bool synth_only = false, timeline = false;
