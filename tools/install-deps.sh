@@ -2,7 +2,7 @@
 # Installs what g16's build and tests need on a fresh Debian machine, and nothing that is
 # already there: Debian packages through apt-get, the differential-test references
 # (@noble/curves, ffjavascript) through npm with the committed lock files.
-#   tools/install-deps.sh build   compilers and CMake only (for `make demo`)
+#   tools/install-deps.sh build   compilers, CMake and the libraries (for `make demo`)
 #   tools/install-deps.sh test    also Node.js and the npm packages, Chromium and python3
 #                                 (for `make test`)
 set -euo pipefail
@@ -16,6 +16,14 @@ command -v make >/dev/null || need+=(make)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 # Libraries: a Debian -dev package is "installed" when pkg-config finds it.
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
+# The daemon (g16 daemon, submit, status, wait): HTTP server, job stores, HTTP client.
+# Both modes: `make demo` builds the daemon when they are there (G16_DAEMON=AUTO), `make
+# test` requires them (G16_DAEMON=ON). The core library builds without them (the GPU
+# machine has none).
+pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 if [ "$mode" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v npm >/dev/null || need+=(npm)

@@ -507,12 +507,14 @@ static const char *type_word(const setting *s)
 
 static void bounds_text(char *buf, size_t cap, const setting *s)
 {
-    if (s->type == SET_INT || s->type == SET_SECONDS)
-        snprintf(buf, cap, "%g..%g", s->min, s->max);
-    else if (s->type == SET_BYTES)
+    buf[0] = 0;
+    if (s->type == SET_INT || s->type == SET_BYTES)
         snprintf(buf, cap, "%.0f..%.0f", s->min, s->max);
-    else
-        buf[0] = 0;
+    else if (s->type == SET_SECONDS)
+        snprintf(buf, cap, "%g..%g", s->min, s->max);
+    else if (s->type == SET_CHOICE) /* "a|b|c" as "a, b, c" (a '|' would split a table row) */
+        for (const char *c = s->choices; *c && strlen(buf) + 3 < cap; c++)
+            strncat(buf, *c == '|' ? ", " : (char[2]){*c, 0}, cap - strlen(buf) - 1);
 }
 
 static void flag_name(char *buf, size_t cap, const char *name)
@@ -548,7 +550,8 @@ void config_print_markdown(FILE *out)
         flag_name(flag, sizeof flag, s->flag_alias ? s->flag_alias : s->name);
         bounds_text(bounds, sizeof bounds, s);
         fprintf(out, "| `%s` | `%s` | %s | `%s` | %s | ", s->name, flag,
-                s->type == SET_CHOICE ? "choice" : type_word(s), s->def, bounds);
+                s->type == SET_CHOICE ? "choice" : type_word(s), *s->def ? s->def : "\"\"",
+                bounds);
         /* The help text with '|' (choices) escaped for Markdown. */
         for (const char *h = s->help; *h; h++) {
             if (*h == '|')
