@@ -8,7 +8,7 @@
 #   unknown key, unknown field, witness of the wrong size, truncated, of the wrong curve,
 #   missing, path escapes through .. and through a symbolic link, an oversized body (413),
 #   a full queue (429);
-# - cancel; SIGTERM stops the daemon cleanly (exit 0).
+# - cancel; `g16 bench --daemon`; SIGTERM stops the daemon cleanly (exit 0).
 source "$(dirname "$0")/lib.sh"
 
 IN=$TMP/in
@@ -140,6 +140,13 @@ set +e; "$G16" wait --state-dir "$TMP/d1" "$cid" > /dev/null 2>&1; rc=$?; set -e
 [ $rc = 1 ] || fail "g16 wait on a cancelled job: exit $rc, want 1"
 expect 409 "cancelled" GET "/v1/jobs/$cid/result"
 alive
+
+# g16 bench --daemon: N jobs, J in flight, throughput and latency percentiles.
+timeout 300 "$G16" bench --daemon "$URL" --state-dir "$TMP/d1" -c 3 -j 2 --constraints 4096 \
+  --partitions 1 > "$TMP/bench.out" || fail "g16 bench --daemon: exit $?"
+for want in "3 jobs in" "jobs/s" "p50" "p90" "p99" "3 done, 0 failed"; do
+  grep -q "$want" "$TMP/bench.out" || fail "g16 bench --daemon output lacks '$want'"
+done
 
 stop_daemon "$PID" TERM || fail "SIGTERM: exit status $?"
 grep -q "stopped" "$TMP/d1.log" || fail "no 'stopped' in the log"
