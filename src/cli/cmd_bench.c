@@ -205,6 +205,10 @@ static bool count_arg(size_t *out, const char *flag, const char *v, size_t max)
 
 int cmd_bench(int argc, char **argv)
 {
+    /* --daemon URL: the same jobs submitted to a daemon instead (cmd_client.c). */
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--daemon"))
+            return client_bench(argc, argv);
     const char *circuit = "synthetic", *key_path = NULL, *trace_path = NULL;
     const char *zkey_path = NULL, *native_flag = NULL; /* the last native-circuit flag seen */
     size_t n_constraints = 1 << 16, n_wtns = 0;
