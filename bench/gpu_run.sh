@@ -13,6 +13,8 @@
 #   job26      one 10-partition job at 2^26 (issue 7's figure), trace report
 #   part27     2 partitions at 2^27
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
+#   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
+#              2^26, 2^27 and G2 at 2^26: the data for the default widths
 #   cpu        the CPU benchmarks on the host's cores
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -112,6 +114,23 @@ for step in "${steps[@]}"; do
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
     CUDA_VISIBLE_DEVICES=0 bench_job pipe24_one 280 --constraints 16777216 --partitions 4 -c 4 -j 2 \
       --synth-threads 14 --mem-budget 64G
+    ;;
+  windows)
+    for c in 12 13 14 16; do
+      G16_GPU_MSM_WINDOW=$c run msm_w${c}_20 60 build-gpu/bench_gpu_msm --case "G1 dense" \
+        --min-log2 20 --max-log2 20 --reps 5
+    done
+    for c in 16 18 20; do
+      G16_GPU_MSM_WINDOW=$c run msm_w${c}_26 90 build-gpu/bench_gpu_msm --case "G1 dense" \
+        --min-log2 26 --max-log2 26 --reps 2
+    done
+    for c in 16 20; do
+      G16_GPU_MSM_WINDOW=$c run msm_w${c}_27 120 build-gpu/bench_gpu_msm --case "G1 dense" \
+        --min-log2 27 --max-log2 27 --reps 2
+    done
+    G16_GPU_MSM_WINDOW=20 run msm_w20_g2_26 120 build-gpu/bench_gpu_msm --case "G2 dense" \
+      --min-log2 26 --max-log2 26 --reps 2
+    grep -h '^| G' "$logs"/msm_w*.txt | sed 's/^/    /'
     ;;
   cpu)
     cmake --build build-gpu -j "$jobs" --target bench_arith bench_msm bench_ntt >/dev/null 2>&1
