@@ -108,7 +108,7 @@ for step in "${steps[@]}"; do
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
   part26) bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G ;;
-  job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 8 --mem-budget 64G ;;
+  job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 10 --mem-budget 80G ;;
   part27) bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 --mem-budget 48G ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
