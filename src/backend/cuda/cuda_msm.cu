@@ -253,11 +253,11 @@ unsigned gpu_window_bits(uint32_t m)
         lg++;
     /* Above 2^24 points, 20-bit windows: 13 windows instead of 16, so 19% fewer bucket
      * additions for ~25 ms more reduction (H200: dense G1 2^26 1394 -> 1166 ms, 2^27
-     * 2760 -> 2262 ms; bench/NOTES.md). Only widths whose top window keeps >= 11 of the
-     * scalar's 255 bits (8: 7, 10: 5, 13: 8, 16 and 20: 15): a narrow top window (c = 11, 12, 14
-     * or 18: 2 to 4 bits) puts 1/8 of all
-     * points into each of a few buckets, and one thread per bucket then serializes them
-     * (c = 18 at 2^26 took minutes). */
+     * 2760 -> 2262 ms; bench/NOTES.md). Only widths whose top window keeps enough of the
+     * scalar's 255 bits (8: 7 bits, 10: 5, 13: 8, 16 and 20: 15): a narrow top window
+     * (c = 11, 12, 14 or 18: 2 to 4 bits) puts an eighth or more of all points into each
+     * of a few buckets, and one thread per bucket then serializes them (c = 18 at 2^26
+     * took minutes). */
     return lg <= 10 ? 8 : lg <= 14 ? 10 : lg <= 17 ? 13 : lg <= 24 ? 16 : 20;
 }
 
