@@ -47,14 +47,15 @@ test: deps-test
 	$(MAKE) test-release test-san
 	$(MAKE) fuzz-smoke
 
-# The daemon's library (SQLite, libpq) is required, not optional, when testing: a missing
-# library fails the configure step instead of leaving its tests out.
-test-release test-san: CMAKE_FLAGS += -DG16_DAEMON=ON
-
-test-release: build
+# The daemon is part of what `make test` checks: G16_DAEMON=ON fails the build when its
+# libraries are missing instead of leaving it out; G16_REQUIRE_POSTGRES makes the
+# PostgreSQL tests fail, not skip, without the server.
+test-release:
+	$(MAKE) build CMAKE_FLAGS="$(CMAKE_FLAGS) -DG16_DAEMON=ON"
 	cd build && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 G16_REQUIRE_POSTGRES=1 ctest --output-on-failure -j $(JOBS)
 
-test-san: build-san
+test-san:
+	$(MAKE) build-san CMAKE_FLAGS="$(CMAKE_FLAGS) -DG16_DAEMON=ON"
 	cd build-san && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 G16_REQUIRE_POSTGRES=1 ctest --output-on-failure -j $(JOBS)
 
 # The .zkey/.wtns/.r1cs/g16k readers under libFuzzer (clang, ASan + UBSan) in build-fuzz/:

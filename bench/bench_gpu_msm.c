@@ -2,7 +2,10 @@
  * scalars and with witness-like mixes, G2 at 2^24 and 2^26, bases already on the device
  * (as in the sppark reference figures), median of --reps runs by CUDA events.
  *
- *   bench_gpu_msm [--max-log2 K] [--reps R] [--quick]
+ *   bench_gpu_msm [--min-log2 K] [--max-log2 K] [--case NAME] [--reps R] [--quick]
+ *
+ * --case keeps the cases whose name contains NAME ("G1 dense", "G2", "55/30/15"); the
+ * window width can be forced with G16_GPU_MSM_WINDOW=c (4..20) to compare widths.
  *
  * Inputs: 2^20 distinct bases tiled to the size (an MSM's cost does not depend on the
  * bases being distinct). Every case is checked exactly: by linearity the tiled MSM equals
@@ -84,16 +87,22 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    unsigned max_log2 = 27, reps = 5;
+    unsigned min_log2 = 0, max_log2 = 27, reps = 5;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-log2") && i + 1 < argc)
             max_log2 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--min-log2") && i + 1 < argc)
+            min_log2 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+            only = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             max_log2 = 24, reps = 2;
         else {
-            fprintf(stderr, "usage: bench_gpu_msm [--max-log2 K] [--reps R] [--quick]\n");
+            fprintf(stderr, "usage: bench_gpu_msm [--min-log2 K] [--max-log2 K] [--case NAME] "
+                            "[--reps R] [--quick]\n");
             return 2;
         }
     }
@@ -126,7 +135,7 @@ int main(int argc, char **argv)
     int failures = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const bench_case *c = &cases[ci];
-        if (c->log2n > max_log2)
+        if (c->log2n > max_log2 || c->log2n < min_log2 || (only && !strstr(c->name, only)))
             continue;
         size_t n = (size_t)1 << c->log2n, psize = c->group == 1 ? 96 : 192;
         size_t d = n < distinct ? n : distinct;

@@ -1,88 +1,145 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: build with CUDA for sm_90, run every test (the GPU ones run
-# for real there; CPU ones too), run the benchmarks, print one table at the end.
-# Logs go to $OUT when it is set (the device tool), else to build-gpu/logs.
-#   bench/gpu_run.sh            tests, GPU benchmarks, a native job on both backends
-#   bench/gpu_run.sh --quick    the same with the small benchmark sizes
-#   bench/gpu_run.sh --cpu      adds the CPU benchmarks on the host's cores
+# One call on a GPU machine: build with CUDA for sm_90, run the GPU tests and the GPU
+# benchmarks, print one table at the end. Logs go to $OUT when it is set (the device tool),
+# else to build-gpu/logs. Steps run in the order given (default: all but the long ones):
+#   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [job26]
+#                    [part27] [pipe24] [cpu]
+#   build      the targets the other steps need (always run first when absent)
+#   tests      every GPU test, each against the CPU, and a snarkjs proof on the GPU
+#   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
+#   ntt        bench_gpu_ntt
+#   pipe20     the pipeline: 2 jobs x 4 partitions at 2^20, trace report
+#   part26     3 partitions at 2^26 (the setup on the GPU), trace report
+#   job26      one 10-partition job at 2^26 (issue 7's figure), trace report
+#   part27     2 partitions at 2^27
+#   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
+#   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
+#              2^26, 2^27 and G2 at 2^26: the data for the default widths
+#   cpu        the CPU benchmarks on the host's cores
 set -uo pipefail
 cd "$(dirname "$0")/.."
-quick=${1:-}
 logs=${OUT:-build-gpu/logs}
 mkdir -p "$logs"
 jobs=$(nproc)
 summary=()
-row() { summary+=("$(printf '%-34s %s' "$1" "$2")"); }
+row() { summary+=("$(printf '%-30s %s' "$1" "$2")"); }
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(build tests msm-quick ntt pipe20)
+g16=build-gpu/g16
+export G16_SOURCE_DIR=$PWD # the tests find their fixtures through it, as under ctest
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+uncommitted changes)')"
+  echo "steps: ${steps[*]}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv 2>&1
   nvcc --version | tail -1
-  echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+  echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(free -g | awk '/Mem:/ {print $2}') GiB"
 } | tee "$logs/machine.txt"
 
-# Libraries the machine lacks travel as .deb files (tools/device-prepare.sh, carried as
-# .debs): unpack them into a private prefix, never into /.
-prefix_flags=()
-if ls .debs/*.deb >/dev/null 2>&1; then
-  for f in .debs/*.deb; do dpkg -x "$f" /tmp/g16-deps; done
-  ls /tmp/g16-deps/usr/include/jansson.h
-  # Only the unpacked prefix: a half-installed system copy must not win.
-  prefix_flags=(-DCMAKE_PREFIX_PATH=/tmp/g16-deps/usr -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
-fi
-
-rm -f build-gpu/CMakeCache.txt  # settings come from this script, not from a cache
-t0=$(date +%s)
-if cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON "${prefix_flags[@]}" >"$logs/build.log" 2>&1 &&
-   cmake --build build-gpu -j "$jobs" >>"$logs/build.log" 2>&1; then
-  row build "ok ($(( $(date +%s) - t0 )) s)"
-else
-  tail -30 "$logs/build.log"
-  row build FAILED
-  printf '%s\n' "${summary[@]}"
-  exit 1
-fi
-
-# node is absent on the GPU machine: the differential tests against noble skip there
-# (they run in CI); every GPU test compares with the CPU, which needs no node.
-(cd build-gpu && ctest --output-on-failure -j 4 --timeout 600) >"$logs/ctest.log" 2>&1
-rc=$?
-row "ctest" "$(grep -E 'tests passed|tests failed' "$logs/ctest.log" | tail -1) (rc=$rc)"
-for t in test_cuda_arith_device test_cuda_msm test_cuda_ntt test_cuda_probe; do
-  row "  $t" "$(grep -E "^ *[0-9]+/[0-9]+ Test +#[0-9]+: $t " "$logs/ctest.log" | grep -oE 'Passed|\*\*\*Failed|Skipped|Not Run|Timeout' | head -1)"
-done
-grep -E '^device:|^backend:|GPU partition|differs|SKIPPED' "$logs/ctest.log" | sed 's/^[0-9]*: //' | sort -u | head -30
-
-build-gpu/g16 devices | tee "$logs/devices.txt"
-row "devices" "$(head -2 "$logs/devices.txt" | tr '\n' ' ')"
-
-# GPU benchmarks: each prints a markdown table.
-for b in bench_gpu_ntt bench_gpu_msm; do
-  if [ -x "build-gpu/$b" ]; then
-    args=()
-    [ "$quick" = --quick ] && [ $b = bench_gpu_msm ] && args=(--quick)
-    timeout 420 "build-gpu/$b" "${args[@]}" | tee "$logs/$b.txt"
-    row "$b" "exit ${PIPESTATUS[0]}"
+build() {
+  # Libraries the machine lacks travel as .deb files (carried as .debs): unpacked into a
+  # private prefix, never into /.
+  local prefix_flags=()
+  if ls .debs/*.deb >/dev/null 2>&1; then
+    for f in .debs/*.deb; do dpkg -x "$f" /tmp/g16-deps; done
+    prefix_flags=(-DCMAKE_PREFIX_PATH=/tmp/g16-deps/usr -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
   fi
-done
+  rm -f build-gpu/CMakeCache.txt
+  local t0=$(date +%s)
+  if cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON -DG16_DAEMON=OFF \
+       "${prefix_flags[@]}" >"$logs/build.log" 2>&1 &&
+     cmake --build build-gpu -j "$jobs" --target g16_cli test_cuda_arith test_cuda_msm \
+       test_cuda_ntt test_cuda_probe test_cuda_pipeline test_fixed_base bench_gpu_msm \
+       bench_gpu_ntt >>"$logs/build.log" 2>&1; then
+    row build "ok ($(( $(date +%s) - t0 )) s)"
+  else
+    tail -30 "$logs/build.log"
+    row build FAILED
+    printf '%s\n' "${summary[@]}"
+    exit 1
+  fi
+}
 
-# A native job end to end on the GPU backend, and the same on the CPU for comparison.
-for be in cuda cpu; do
-  build-gpu/g16 bench --circuit synthetic --constraints 1048576 --partitions 2 --backend $be \
-    | tee "$logs/bench_synthetic_$be.txt"
-  row "g16 bench 2^20 ($be)" "$(grep -o '[0-9.]* s per partition' "$logs/bench_synthetic_$be.txt")"
-done
-build-gpu/g16 prove --backend cuda tests/fixtures/sha256/circuit.zkey tests/fixtures/sha256/witness.wtns \
-  "$logs/proof.json" "$logs/public.json" 2>&1 | tee "$logs/prove_sha256.txt"
-row "g16 prove sha256 (cuda)" "exit ${PIPESTATUS[0]}"
+# run NAME TIMEOUT CMD...: logs to $logs/NAME.txt, a summary row with the exit status.
+run() {
+  local name=$1 limit=$2
+  shift 2
+  local t0=$(date +%s)
+  timeout "$limit" "$@" >"$logs/$name.txt" 2>&1
+  local rc=$?
+  row "$name" "exit $rc ($(( $(date +%s) - t0 )) s)"
+  return $rc
+}
 
-if [ "${1:-}" = --cpu ]; then
-  build-gpu/bench_arith | tee "$logs/bench_arith.txt"
-  build-gpu/bench_msm | tee "$logs/bench_msm.txt"
-  build-gpu/bench_ntt | tee "$logs/bench_ntt.txt"
-fi
+# A g16 bench run with its timeline, and the lines that matter in the summary.
+bench_job() {
+  local name=$1 limit=$2
+  shift 2
+  run "$name" "$limit" $g16 bench --backend cuda --trace "$logs/$name.trace" "$@"
+  grep -E 'setup|per job|per partition|utilisation|device memory|peak RSS|verified|FAIL|error' \
+    "$logs/$name.txt" | head -14 | sed 's/^/    /'
+  $g16 trace report "$logs/$name.trace" >"$logs/$name.report.txt" 2>&1
+  grep -iE 'utili|steady|gap|wait|upload' "$logs/$name.report.txt" | head -14 | sed 's/^/    /'
+}
+
+[ -x $g16 ] || [[ " ${steps[*]} " == *" build "* ]] || build
+for step in "${steps[@]}"; do
+  echo "=== $step ($(date -u +%T))"
+  case $step in
+  build) build ;;
+  tests)
+    run test_cuda_arith_device 120 build-gpu/test_cuda_arith --device
+    run test_cuda_msm 300 build-gpu/test_cuda_msm
+    run test_cuda_ntt 300 build-gpu/test_cuda_ntt
+    run test_fixed_base_device 300 build-gpu/test_fixed_base --device
+    run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
+    run test_cuda_probe 60 build-gpu/test_cuda_probe
+    grep -hE 'allocations|device peak|cuda:|differ|FAIL|checks' "$logs"/test_cuda_pipeline.txt \
+      "$logs"/test_fixed_base_device.txt | head -12 | sed 's/^/    /'
+    run prove_sha256_cuda 120 $g16 prove --backend cuda tests/fixtures/sha256/circuit.zkey \
+      tests/fixtures/sha256/witness.wtns "$logs/proof.json" "$logs/public.json"
+    run verify_sha256 60 $g16 verify tests/fixtures/sha256/verification_key.json \
+      "$logs/public.json" "$logs/proof.json"
+    ;;
+  msm) run bench_gpu_msm ${MSM_LIMIT:-420} build-gpu/bench_gpu_msm --max-log2 27 --reps 3; cat "$logs/bench_gpu_msm.txt" ;;
+  test_cuda_msm) run test_cuda_msm 300 build-gpu/test_cuda_msm; tail -5 "$logs/test_cuda_msm.txt" ;;
+  msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
+  ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
+  pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
+  part26) bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G ;;
+  job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 8 --mem-budget 64G ;;
+  part27) bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 --mem-budget 48G ;;
+  pipe24)
+    bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
+    CUDA_VISIBLE_DEVICES=0 bench_job pipe24_one 280 --constraints 16777216 --partitions 4 -c 4 -j 2 \
+      --synth-threads 14 --mem-budget 64G
+    ;;
+  windows)
+    for c in 12 13 14 16; do
+      G16_GPU_MSM_WINDOW=$c run msm_w${c}_20 60 build-gpu/bench_gpu_msm --case "G1 dense" \
+        --min-log2 20 --max-log2 20 --reps 5
+    done
+    for c in 16 18 20; do
+      G16_GPU_MSM_WINDOW=$c run msm_w${c}_26 90 build-gpu/bench_gpu_msm --case "G1 dense" \
+        --min-log2 26 --max-log2 26 --reps 2
+    done
+    for c in 16 20; do
+      G16_GPU_MSM_WINDOW=$c run msm_w${c}_27 120 build-gpu/bench_gpu_msm --case "G1 dense" \
+        --min-log2 27 --max-log2 27 --reps 2
+    done
+    G16_GPU_MSM_WINDOW=20 run msm_w20_g2_26 120 build-gpu/bench_gpu_msm --case "G2 dense" \
+      --min-log2 26 --max-log2 26 --reps 2
+    grep -h '^| G' "$logs"/msm_w*.txt | sed 's/^/    /'
+    ;;
+  cpu)
+    cmake --build build-gpu -j "$jobs" --target bench_arith bench_msm bench_ntt >/dev/null 2>&1
+    run bench_msm 300 build-gpu/bench_msm
+    run bench_ntt 300 build-gpu/bench_ntt
+    ;;
+  *) echo "unknown step $step"; exit 2 ;;
+  esac
+done
 echo
 echo "=== summary ==="
 printf '%s\n' "${summary[@]}"
-exit $rc

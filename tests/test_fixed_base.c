@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "curve/fixed_base.h"
 #include "harness.h"
 #include "util/parallel.h"
@@ -111,7 +112,90 @@ static void test_g2(const g2_jac_t *base, unsigned w, size_t count)
     g2_fixed_base_free(&fb);
 }
 
-int main(void)
+#ifdef G16_HAVE_CUDA
+/* --device: the GPU's batches (the setup's, backend/cuda/cuda_fixed_base.cu) equal the
+ * CPU's point for point, from the same tables. */
+static void device_g1(cuda_ctx *ctx, const g1_jac_t *base, unsigned w, size_t count)
+{
+    g1_fixed_base fb;
+    if (!CHECK(g1_fixed_base_init(&fb, base, w) == G16_OK))
+        return;
+    fr_t *ks = malloc(count * sizeof *ks);
+    g1_affine_t *want = malloc(count * sizeof *want), *got = calloc(count, sizeof *got);
+    if (CHECK(ks && want && got)) {
+        fill_scalars(ks, count, w);
+        CHECK(g1_fixed_base_batch(want, &fb, ks, count) == G16_OK);
+        g16_status st = cuda_fixed_base_g1(ctx, got, fb.table, fb.window_bits, fb.windows, ks, count);
+        if (!CHECK(st == G16_OK))
+            fprintf(stderr, "  %s\n", g16_last_error());
+        size_t bad = 0;
+        for (size_t i = 0; i < count; i++)
+            bad += !g1_affine_equal(&got[i], &want[i]);
+        if (!CHECK(bad == 0))
+            fprintf(stderr, "  GPU G1 w = %u: %zu of %zu products differ\n", w, bad, count);
+    }
+    free(ks);
+    free(want);
+    free(got);
+    g1_fixed_base_free(&fb);
+}
+
+static void device_g2(cuda_ctx *ctx, const g2_jac_t *base, unsigned w, size_t count)
+{
+    g2_fixed_base fb;
+    if (!CHECK(g2_fixed_base_init(&fb, base, w) == G16_OK))
+        return;
+    fr_t *ks = malloc(count * sizeof *ks);
+    g2_affine_t *want = malloc(count * sizeof *want), *got = calloc(count, sizeof *got);
+    if (CHECK(ks && want && got)) {
+        fill_scalars(ks, count, w);
+        CHECK(g2_fixed_base_batch(want, &fb, ks, count) == G16_OK);
+        g16_status st = cuda_fixed_base_g2(ctx, got, fb.table, fb.window_bits, fb.windows, ks, count);
+        if (!CHECK(st == G16_OK))
+            fprintf(stderr, "  %s\n", g16_last_error());
+        size_t bad = 0;
+        for (size_t i = 0; i < count; i++)
+            bad += !g2_affine_equal(&got[i], &want[i]);
+        if (!CHECK(bad == 0))
+            fprintf(stderr, "  GPU G2 w = %u: %zu of %zu products differ\n", w, bad, count);
+    }
+    free(ks);
+    free(want);
+    free(got);
+    g2_fixed_base_free(&fb);
+}
+
+static int device_main(const g1_jac_t *b1, const g2_jac_t *b2)
+{
+    cuda_ctx *ctx = NULL;
+    if (backend_cuda_device_count() == 0 || cuda_ctx_create(&ctx, 0) != G16_OK) {
+        printf("test_fixed_base --device: SKIPPED (no CUDA device)\n");
+        return 77;
+    }
+    static const unsigned widths[] = {1, 3, 8, 13, 16};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        device_g1(ctx, b1, widths[i], 1000 + 33);
+        device_g2(ctx, b2, widths[i], 500 + 7);
+    }
+    device_g1(ctx, b1, 16, 1);
+    /* More than one chunk of 2^22, the last one short. */
+    device_g1(ctx, b1, 16, ((size_t)1 << 22) + 1001);
+    device_g2(ctx, b2, 13, ((size_t)1 << 22) + 3);
+    /* A base of order 3 (no infinity in tables of width 1, 2): the sums keep meeting
+     * +-T (the doubling and cancelling paths of the device's mixed addition). */
+    g1_affine_t t_aff;
+    fp_zero(&t_aff.x);
+    fp_from_u64(&t_aff.y, 2);
+    g1_jac_t t;
+    g1_from_affine(&t, &t_aff);
+    device_g1(ctx, &t, 1, 200);
+    device_g1(ctx, &t, 2, 200);
+    cuda_ctx_free(ctx);
+    return test_finish();
+}
+#endif
+
+int main(int argc, char **argv)
 {
     test_init("test_fixed_base");
     g1_jac_t b1;
@@ -122,6 +206,14 @@ int main(void)
     test_random_fr(&k);
     g1_mul_vartime(&b1, &b1, &k); /* random bases, not only the generators */
     g2_mul_vartime(&b2, &b2, &k);
+    if (argc > 1 && !strcmp(argv[1], "--device")) {
+#ifdef G16_HAVE_CUDA
+        return device_main(&b1, &b2);
+#else
+        printf("test_fixed_base --device: SKIPPED (a build without CUDA)\n");
+        return 77;
+#endif
+    }
 
     static const unsigned widths[] = {1, 3, 8, 11, 13, 16};
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {

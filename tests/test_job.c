@@ -6,7 +6,16 @@
  * partition whose circuit does not match the key fails with a message and stops
  * job_prove_all (the rest stay pending); a wrong verifying key fails every partition's
  * check; a cancelled partition makes the job CANCELLED; bad configurations and arguments
- * are refused. */
+ * are refused.
+ *
+ * Jobs from a snarkjs key (JOB_SOURCE_ZKEY) on the fixtures multiplier, poseidon and mimc:
+ * for fixed r and s every partition's proof and public inputs equal groth16_prove_zkey's on
+ * the same witness, whether the job maps the witness files or takes mapped ones, makes its
+ * prover key or is given it, runs its stages together or apart. A damaged witness
+ * (truncated, one value short, another curve, w[0] != 1, another circuit's) fails its
+ * partition with a message naming the file and the problem, after the partitions before
+ * it were proved; a zkey source without its key or a witness, a prover key of another
+ * shape and a key with a bad coefficient entry are refused at job_create. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +23,7 @@
 #include "circuit_key.h"
 #include "harness.h"
 #include "job/job.h"
+#include "zkey_fixture.h"
 
 enum { N_TARGET = 1024, N_PUBLIC = 4, PARTITIONS = 3 };
 
@@ -267,6 +277,178 @@ static void test_failures(const test_key *k, const test_key *other)
     CHECK(strstr(g16_last_error(), "partition 1 has no parameters") != NULL);
 }
 
+/* --- jobs from a snarkjs key ------------------------------------------------------------ */
+
+/* Partition p of job equals the reference proof and inputs. */
+static void check_zkey_result(const job_t *job, size_t p, const test_zkey *k,
+                              const groth16_proof *want, const fr_t *want_inputs)
+{
+    const job_result *r = job_get_result(job, p);
+    CHECK(r->state == JOB_PARTITION_PROVED && r->status == G16_OK);
+    CHECK(memcmp(&r->proof, want, sizeof *want) == 0);
+    CHECK(memcmp(r->public_inputs, want_inputs, k->zkey.n_public * sizeof(fr_t)) == 0);
+    CHECK(r->scalars_zero + r->scalars_one + r->scalars_other == k->zkey.n_vars);
+    CHECK(r->ms_verify > 0 && r->ms_total >= r->ms_synth + r->ms_prove);
+}
+
+static void test_zkey_job(const char *name)
+{
+    test_zkey k;
+    if (!test_zkey_open(&k, name))
+        return;
+    fr_t r, s;
+    test_random_fr(&r);
+    test_random_fr(&s);
+    groth16_prove_options opts = {.fixed_r = &r, .fixed_s = &s};
+    groth16_proof want;
+    fr_t *want_inputs = NULL;
+    job_t *job = NULL;
+    wtns_t w = {0};
+    if (!test_zkey_prove(&want, &want_inputs, &k, k.wtns_path, &opts))
+        goto out;
+
+    /* The job maps the files, with the caller's prover key; job_prove_all. */
+    const char *paths[PARTITIONS] = {k.wtns_path, k.wtns_path, k.wtns_path};
+    job_config cfg = {.source = JOB_SOURCE_ZKEY, .zkey = &k.zkey, .wtns_paths = paths,
+                      .n_partitions = PARTITIONS, .n_public = k.zkey.n_public, .pk = &k.pk,
+                      .vk = &k.vk, .prove_opts = &opts};
+    if (CHECK(job_create(&job, &cfg) == G16_OK)) {
+        CHECK(job_get_config(job)->pk == &k.pk);
+        CHECK(job_prove_all(job) == G16_OK && job_status(job) == G16_OK);
+        for (size_t p = 0; p < PARTITIONS; p++)
+            check_zkey_result(job, p, &k, &want, want_inputs);
+        job_free(job);
+        job = NULL;
+    }
+
+    /* Mapped by the caller, the job's own prover key, the stages apart on buffers of
+     * their own, out of order (as the pipeline runs them). */
+    if (!CHECK(wtns_open(&w, k.wtns_path) == G16_OK))
+        goto out;
+    const wtns_t *mapped[PARTITIONS] = {&w, &w, &w};
+    cfg.wtns_paths = NULL;
+    cfg.wtns = mapped;
+    cfg.pk = NULL;
+    cfg.zkey_coefs_checked = true;
+    job_buffers bufs[2];
+    if (!CHECK(job_create(&job, &cfg) == G16_OK))
+        goto out;
+    const groth16_prover_key *own = job_get_config(job)->pk;
+    CHECK(own != NULL && own->n_vars == k.pk.n_vars && own->a == k.pk.a);
+    if (CHECK(job_buffers_alloc(&bufs[0], job) == G16_OK)) {
+        if (CHECK(job_buffers_alloc(&bufs[1], job) == G16_OK)) {
+            groth16_prove_options route = {0};
+            CHECK(job_synthesize_partition(job, 2, &bufs[0]) == G16_OK);
+            CHECK(job_synthesize_partition(job, 0, &bufs[1]) == G16_OK);
+            CHECK(job_prove_synthesized(job, 0, &bufs[1], &route) == G16_OK);
+            CHECK(job_prove_synthesized(job, 2, &bufs[0], NULL) == G16_OK);
+            CHECK(job_verify_partition(job, 2) == G16_OK && job_verify_partition(job, 0) == G16_OK);
+            CHECK(job_prove_partition(job, 1, &bufs[0]) == G16_OK);
+            for (size_t p = 0; p < PARTITIONS; p++)
+                check_zkey_result(job, p, &k, &want, want_inputs);
+            job_buffers_free(&bufs[1]);
+        }
+        job_buffers_free(&bufs[0]);
+    }
+out:
+    job_free(job);
+    wtns_close(&w);
+    free(want_inputs);
+    test_zkey_close(&k);
+}
+
+/* Partition 1 of a three-partition job has a bad witness: partition 0 is proved, 1 fails
+ * with st and a message naming the file and containing expect, 2 stays pending. */
+static void check_bad_partition(const test_zkey *k, const char *bad, const char *expect)
+{
+    const char *paths[PARTITIONS] = {k->wtns_path, bad, k->wtns_path};
+    job_config cfg = {.source = JOB_SOURCE_ZKEY, .zkey = &k->zkey, .wtns_paths = paths,
+                      .n_partitions = PARTITIONS, .n_public = k->zkey.n_public, .vk = &k->vk};
+    job_t *job = NULL;
+    if (!CHECK(job_create(&job, &cfg) == G16_OK))
+        return;
+    g16_status st = job_prove_all(job);
+    const job_result *r1 = job_get_result(job, 1);
+    CHECK(st != G16_OK && r1->state == JOB_PARTITION_FAILED && r1->status == st);
+    CHECK(strncmp(r1->error, "partition 1: ", 13) == 0);
+    if (!CHECK(strstr(r1->error, bad) != NULL && strstr(r1->error, expect) != NULL))
+        fprintf(stderr, "  wanted '%s' and '%s' in: %s\n", bad, expect, r1->error);
+    CHECK(job_get_result(job, 0)->state == JOB_PARTITION_PROVED);
+    CHECK(job_get_result(job, 2)->state == JOB_PARTITION_PENDING);
+    job_free(job);
+}
+
+static void test_zkey_failures(void)
+{
+    test_zkey k, other;
+    if (!test_zkey_open(&k, "multiplier"))
+        return;
+    if (!test_zkey_open(&other, "mimc")) {
+        test_zkey_close(&k);
+        return;
+    }
+    char dir[256];
+    test_bad_wtns bad[TEST_BAD_WTNS];
+    if (test_dir_make(dir, sizeof dir, "g16_test_job") && test_bad_witnesses(bad, dir, k.wtns_path)) {
+        for (size_t i = 0; i < TEST_BAD_WTNS; i++) {
+            check_bad_partition(&k, bad[i].path, bad[i].expect);
+            printf("  a witness %s: refused\n", bad[i].what);
+        }
+        check_bad_partition(&k, other.wtns_path, "the witness is for another circuit");
+        check_bad_partition(&k, other.wtns_path, k.zkey.file.name); /* both files named */
+        test_dir_remove(dir);
+    }
+
+    /* Configurations refused. */
+    const char *paths[PARTITIONS] = {k.wtns_path, NULL, k.wtns_path};
+    job_config good = {.source = JOB_SOURCE_ZKEY, .zkey = &k.zkey, .wtns_paths = paths,
+                       .n_partitions = 1, .n_public = k.zkey.n_public};
+    job_config bad_cfg = good;
+    job_t *job = NULL;
+    bad_cfg.zkey = NULL;
+    CHECK(job_create(&job, &bad_cfg) == G16_ERR_INVALID_ARGUMENT && job == NULL);
+    bad_cfg = good;
+    bad_cfg.wtns_paths = NULL;
+    CHECK(job_create(&job, &bad_cfg) == G16_ERR_INVALID_ARGUMENT);
+    bad_cfg = good;
+    bad_cfg.n_partitions = PARTITIONS;
+    CHECK(job_create(&job, &bad_cfg) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(g16_last_error(), "partition 1 has no witness") != NULL);
+    bad_cfg = good;
+    bad_cfg.pk = &other.pk;
+    CHECK(job_create(&job, &bad_cfg) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(g16_last_error(), "the prover key has 1325 wires") != NULL);
+    bad_cfg = good;
+    bad_cfg.vk = &other.vk;
+    bad_cfg.n_public = k.zkey.n_public + 1;
+    CHECK(job_create(&job, &bad_cfg) == G16_ERR_INVALID_ARGUMENT);
+    bad_cfg = good;
+    bad_cfg.source = (job_source)7;
+    CHECK(job_create(&job, &bad_cfg) == G16_ERR_INVALID_ARGUMENT);
+
+    /* A coefficient naming a signal past nVars: refused unless the caller says it checked
+     * the key (it would index past the witness). */
+    size_t size = k.zkey.file.size, at = (size_t)(k.zkey.coefs - k.zkey.file.data);
+    uint8_t *copy = malloc(size);
+    zkey_t broken;
+    if (CHECK(copy != NULL)) {
+        memcpy(copy, k.zkey.file.data, size);
+        memset(copy + at + 8, 0xff, 4); /* entry 0's signal */
+        if (CHECK(zkey_open_memory(&broken, "broken.zkey", copy, size) == G16_OK)) {
+            bad_cfg = good;
+            bad_cfg.zkey = &broken;
+            CHECK(job_create(&job, &bad_cfg) == G16_ERR_FORMAT);
+            CHECK(strstr(g16_last_error(), "broken.zkey") != NULL);
+            zkey_close(&broken);
+        }
+        free(copy);
+    }
+    CHECK(job_create(&job, &good) == G16_OK);
+    job_free(job);
+    test_zkey_close(&other);
+    test_zkey_close(&k);
+}
+
 int main(void)
 {
     test_init("test_job");
@@ -280,6 +462,10 @@ int main(void)
         test_failures(&k, &other);
         test_circuit_key_free(&other);
     }
+    static const char *const ZKEY_FIXTURES[] = {"multiplier", "poseidon", "mimc"};
+    for (size_t i = 0; i < sizeof ZKEY_FIXTURES / sizeof ZKEY_FIXTURES[0]; i++)
+        test_zkey_job(ZKEY_FIXTURES[i]);
+    test_zkey_failures();
     test_circuit_key_free(&k);
     return test_finish();
 }

@@ -15,6 +15,10 @@
  * - Budget: a budget that fits one partition serializes them (one slot, BUDGET_WAIT in the
  *   timeline, each synthesis after the previous proof); a budget below one partition is
  *   an error naming both figures; a job whose key is larger than the pool's is refused.
+ * - Jobs from a snarkjs key (the poseidon fixture, a witness file per partition): with a
+ *   job whose partition 1 is a truncated witness and one whose is another curve's between
+ *   them, the good jobs' proofs and public inputs equal groth16_prove_zkey's one by one,
+ *   and the bad ones fail with "job J, partition 1: <file>: <why>".
  * Every wait is bounded: an alarm ends the program if anything hangs. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +32,7 @@
 #include "pipeline/pipeline.h"
 #include "trace/trace.h"
 #include "util/parallel.h"
+#include "zkey_fixture.h"
 
 enum { N_TARGET = 1024, N_PUBLIC = 3, MAX_PARTS = 6, TIMEOUT_S = 600 };
 
@@ -507,6 +512,77 @@ static void test_budget(const test_key *k, const test_key *big)
     job_free(tj.job);
 }
 
+static void test_zkey_jobs(void)
+{
+    enum { JOBS = 4, PARTS = 3 };
+    test_zkey k;
+    if (!test_zkey_open(&k, "poseidon"))
+        return;
+    char dir[256] = "";
+    test_bad_wtns bad[TEST_BAD_WTNS];
+    groth16_proof want;
+    fr_t *want_inputs = NULL;
+    pipeline *pl = NULL;
+    if (!test_dir_make(dir, sizeof dir, "g16_test_pipeline"))
+        goto out;
+    if (!test_bad_witnesses(bad, dir, k.wtns_path) ||
+        !test_zkey_prove(&want, &want_inputs, &k, k.wtns_path, &g_fixed))
+        goto out;
+    pipeline_config pc = {.backend = "cpu", .key = &k.pk, .synth_threads = 2, .lookahead = 3,
+                          .cpu_workers = 2};
+    if (!CHECK(pipeline_create(&pl, &pc) == G16_OK))
+        goto out;
+    /* Jobs 30 and 33 good, 31 truncated and 32 another curve in partition 1. */
+    const char *paths[JOBS][PARTS];
+    const char *bad_path[JOBS] = {NULL, bad[0].path, bad[2].path, NULL};
+    job_t *jobs[JOBS] = {0};
+    pipeline_job *pj[JOBS] = {0};
+    for (int j = 0; j < JOBS; j++) {
+        for (int p = 0; p < PARTS; p++)
+            paths[j][p] = p == 1 && bad_path[j] ? bad_path[j] : k.wtns_path;
+        job_config cfg = {.source = JOB_SOURCE_ZKEY, .zkey = &k.zkey, .wtns_paths = paths[j],
+                          .n_partitions = PARTS, .n_public = k.zkey.n_public, .pk = &k.pk,
+                          .vk = &k.vk, .prove_opts = &g_fixed, .id = 30 + j};
+        if (CHECK(job_create(&jobs[j], &cfg) == G16_OK))
+            CHECK(pipeline_submit(pl, &pj[j], jobs[j]) == G16_OK);
+    }
+    for (int j = 0; j < JOBS; j++) {
+        if (!pj[j])
+            continue;
+        g16_status st = pipeline_wait(pl, pj[j]);
+        if (bad_path[j]) {
+            char prefix[64];
+            snprintf(prefix, sizeof prefix, "job %d, partition 1: ", 30 + j);
+            CHECK(st != G16_OK && strncmp(g16_last_error(), prefix, strlen(prefix)) == 0);
+            CHECK(strstr(g16_last_error(), bad_path[j]) != NULL);
+            fprintf(stderr, "  a bad witness: %s\n", g16_last_error());
+            CHECK(job_get_result(jobs[j], 1)->state == JOB_PARTITION_FAILED);
+            continue;
+        }
+        CHECK(st == G16_OK);
+        for (size_t p = 0; p < PARTS; p++) {
+            const job_result *r = job_get_result(jobs[j], p);
+            CHECK(r->state == JOB_PARTITION_PROVED);
+            CHECK(memcmp(&r->proof, &want, sizeof want) == 0);
+            CHECK(memcmp(r->public_inputs, want_inputs, k.zkey.n_public * sizeof(fr_t)) == 0);
+        }
+    }
+    pipeline_stats st;
+    pipeline_stats_get(pl, &st);
+    CHECK(st.jobs_done == 2 && st.jobs_failed == 2);
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+    pipeline_free(pl);
+    pl = NULL;
+    for (int j = 0; j < JOBS; j++)
+        job_free(jobs[j]);
+out:
+    pipeline_free(pl);
+    free(want_inputs);
+    if (dir[0])
+        test_dir_remove(dir);
+    test_zkey_close(&k);
+}
+
 int main(void)
 {
     test_init("test_pipeline");
@@ -524,6 +600,7 @@ int main(void)
         test_budget(&k, &big);
         test_circuit_key_free(&big);
     }
+    test_zkey_jobs();
     test_circuit_key_free(&k);
     return test_finish();
 }

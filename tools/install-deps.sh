@@ -16,9 +16,14 @@ command -v make >/dev/null || need+=(make)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 # Libraries: a Debian -dev package is "installed" when pkg-config finds it.
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
-# The daemon's job store: SQLite (the embedded default) and libpq (PostgreSQL).
+# The daemon (g16 daemon, submit, status, wait): HTTP server, job stores, HTTP client.
+# Both modes: `make demo` builds the daemon when they are there (G16_DAEMON=AUTO), `make
+# test` requires them (G16_DAEMON=ON). The core library builds without them (the GPU
+# machine has none).
+pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 if [ "$mode" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v npm >/dev/null || need+=(npm)

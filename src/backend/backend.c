@@ -61,6 +61,11 @@ void backend_close(backend *be)
         be->close(be);
 }
 
+void backend_setup_accel(backend *be, groth16_setup_accel *accel)
+{
+    *accel = be->setup;
+}
+
 void backend_prove_options(backend *be, groth16_prove_options *opts)
 {
     opts->partition = be->partition;

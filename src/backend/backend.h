@@ -20,8 +20,16 @@
 #include "curve/g2.h"
 #include "g16.h"
 #include "groth16/prove.h"
+#include "groth16/setup.h"
 
 typedef struct backend backend;
+
+/* A device's memory, for reports; the device-wide figures include other processes. */
+typedef struct backend_memory_s {
+    uint64_t device_total, device_used, device_peak_used;
+    uint64_t pool_bytes;     /* this backend's scratch pool (reused across partitions) */
+    uint64_t resident_bytes; /* the key points resident on the device */
+} backend_memory;
 
 struct backend {
     const char *name;       /* "cpu" or "cuda" */
@@ -34,6 +42,10 @@ struct backend {
                          size_t n, bool montgomery);
     g16_status (*msm_g2)(backend *be, g2_jac_t *r, const uint8_t *bases, const void *scalars,
                          size_t n, bool montgomery);
+    /* The development setup's fixed-base batches (NULL members: the CPU's). */
+    groth16_setup_accel setup;
+    /* Device memory now and at its peak (NULL for the CPU: no device memory). */
+    bool (*memory)(backend *be, struct backend_memory_s *m);
     void (*close)(backend *be);
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
@@ -42,6 +54,17 @@ struct backend {
  * build without CUDA) is an error that says why; auto falls back to the CPU. */
 g16_status backend_open(backend **out, const char *kind);
 void backend_close(backend *be);
+
+/* Host buffers that feed a device: pinned (page-locked, cudaHostAlloc) when `pinned` and
+ * the build has CUDA, so that uploads run asynchronously at the bus's speed (~55 GB/s on
+ * the H200 against ~7 GB/s from pageable memory); else malloc. Pinning is slow (seconds
+ * per 16 GiB): allocate once, at start-up. Free with the same flag. */
+g16_status backend_host_alloc(void **p, size_t bytes, bool pinned);
+void backend_host_free(void *p, bool pinned);
+
+/* Routes the development setup's fixed-base batches through the backend (the CPU's own
+ * code for the CPU backend). */
+void backend_setup_accel(backend *be, groth16_setup_accel *accel);
 
 /* Routes groth16_prove_evals (and so every prover entry point) through the backend. */
 void backend_prove_options(backend *be, groth16_prove_options *opts);

@@ -21,6 +21,21 @@ g16_status backend_cuda_open(backend **out, int device)
 
 int backend_cuda_device_count(void) { return 0; }
 
+g16_status backend_host_alloc(void **p, size_t bytes, bool pinned)
+{
+    (void)pinned; /* nothing to pin with in a build without CUDA */
+    *p = malloc(bytes ? bytes : 1);
+    return *p ? G16_OK
+              : status_fail(G16_ERR_OUT_OF_MEMORY, "%.2f GiB of host memory",
+                            bytes / 1073741824.0);
+}
+
+void backend_host_free(void *p, bool pinned)
+{
+    (void)pinned;
+    free(p);
+}
+
 #else
 
 #include "backend/cuda/cuda_backend.h"
@@ -130,9 +145,13 @@ static void trace_msm(int device, const char *stage, const cuda_msm_info *info)
     trace_device_stage(device, stage, info->ms_total, g, 5);
 }
 
-/* Steps 2-3 of a proof on the device: a, b, c and the witness go up; H runs there and h
- * stays there for its MSM; the key's points are made resident on first use and stay for
- * every later partition; five MSMs; five points come back. */
+/* Steps 2-3 of a proof on the device: a, b, c and the witness go up (asynchronously, at
+ * the bus's speed when the caller's buffers are pinned, as the pipeline's are); H runs
+ * there and h stays there for its MSM; the key's points are made resident on first use and
+ * stay for every later partition (shared by the device's contexts); a compressed key's
+ * A and B scalars are gathered on the device; five MSMs, H's first: it is the largest, so
+ * the scratch blocks it takes from the context's pool serve the four after it; five
+ * points come back. */
 static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_prove_stats *stats,
                                  const groth16_prover_key *pk, const fr_t *z,
                                  const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c)
@@ -143,10 +162,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
     size_t vec = n * sizeof(fr_t);
     void *da = NULL, *db = NULL, *dc = NULL, *dz = NULL, *dza = NULL, *dzb = NULL;
-    void *gathered = NULL;
     const void *ka, *kb1, *kb2, *kc, *kh;
-    /* Density-compressed keys (groth16/density.h) hold A and B points only for the wires
-     * marked; their scalars are gathered on the host (a copy pass) and uploaded apart. */
     bool a_whole = !pk->density_a || pk->n_a == nv, b_whole = !pk->density_b || pk->n_b == nv;
     size_t na = a_whole ? nv : pk->n_a, nb = b_whole ? nv : pk->n_b;
     const void *zsrc = z_bytes ? (const void *)z_bytes : (const void *)z;
@@ -169,30 +185,23 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     span = trace_begin();
     if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &db, vec)) ||
         (st = cuda_ctx_alloc(ctx, &dc, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
-        (st = cuda_ctx_upload(ctx, da, a, vec)) || (st = cuda_ctx_upload(ctx, db, b, vec)) ||
-        (st = cuda_ctx_upload(ctx, dc, c, vec)) ||
-        (st = cuda_ctx_upload(ctx, dz, zsrc, nv * 32)))
+        (st = cuda_ctx_upload_async(ctx, da, a, vec)) ||
+        (st = cuda_ctx_upload_async(ctx, db, b, vec)) ||
+        (st = cuda_ctx_upload_async(ctx, dc, c, vec)) ||
+        (st = cuda_ctx_upload_async(ctx, dz, zsrc, nv * 32)))
         goto out;
     dza = dz;
     dzb = dz;
-    if (!a_whole || !b_whole) {
-        if (!(gathered = malloc((na > nb ? na : nb) * 32 + 32))) {
-            st = status_fail(G16_ERR_OUT_OF_MEMORY, "gathering %zu witness entries", na > nb ? na : nb);
-            goto out;
-        }
-    }
-    if (!a_whole) {
-        density_gather(gathered, zsrc, pk->density_a, nv);
-        if ((st = cuda_ctx_alloc(ctx, &dza, na * 32)) || (st = cuda_ctx_upload(ctx, dza, gathered, na * 32)))
-            goto out;
-    }
-    if (!b_whole) {
-        density_gather(gathered, zsrc, pk->density_b, nv);
-        if ((st = cuda_ctx_alloc(ctx, &dzb, nb * 32)) || (st = cuda_ctx_upload(ctx, dzb, gathered, nb * 32)))
-            goto out;
-    }
-    trace_end_on(span, TRACE_UPLOAD, dev, 3 * vec + (nv + (a_whole ? 0 : na) + (b_whole ? 0 : nb)) * 32,
-                 "a, b, c, z");
+    if (!a_whole && ((st = cuda_ctx_alloc(ctx, &dza, na * 32)) ||
+                     (st = cuda_density_gather(ctx, dza, dz, pk->density_a, nv))))
+        goto out;
+    if (!b_whole && ((st = cuda_ctx_alloc(ctx, &dzb, nb * 32)) ||
+                     (st = cuda_density_gather(ctx, dzb, dz, pk->density_b, nv))))
+        goto out;
+    /* Waits for this stream only: another worker's kernels on the device go on. */
+    if ((st = cuda_ctx_sync(ctx)))
+        goto out;
+    trace_end_on(span, TRACE_UPLOAD, dev, 3 * vec + nv * 32, "a, b, c, z");
     stats->ms_upload += clock_ms() - t;
 
     /* 2. h, in place in a, on the device: it never comes back to the host. */
@@ -205,10 +214,16 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     trace_device_stage(dev, "NTT/H", hinfo.ms_total, hg, 4);
     stats->ms_h += clock_ms() - t;
 
-    /* 3. the MSMs. */
+    /* 3. the MSMs. b and c are free now: their blocks go back to the pool for the MSMs. */
+    cuda_ctx_release(ctx, db);
+    cuda_ctx_release(ctx, dc);
+    db = dc = NULL;
     t = clock_ms();
     bool mont = z_bytes == NULL;
     const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
+    if ((st = backend_cuda_msm_g1(ctx, &out->h, &info, kh, da, n, true)))
+        goto out;
+    trace_msm(dev, "MSM_H", &info);
     if ((st = backend_cuda_msm_g1(ctx, &out->a, &info, ka, dza, na, mont)))
         goto out;
     trace_msm(dev, "MSM_A", &info);
@@ -221,9 +236,6 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     if ((st = backend_cuda_msm_g1(ctx, &out->c, &info, kc, z_aux, nv - np - 1, mont)))
         goto out;
     trace_msm(dev, "MSM_C", &info);
-    if ((st = backend_cuda_msm_g1(ctx, &out->h, &info, kh, da, n, true)))
-        goto out;
-    trace_msm(dev, "MSM_H", &info);
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
     if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dzb, nb, mont)))
@@ -231,6 +243,10 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     trace_msm(dev, "MSM_B2", &info);
     stats->ms_msm_g2 += clock_ms() - t;
 out:
+    /* Back to the pool; a failed partition may leave work queued on the stream, which
+     * must finish before the blocks are handed out again to another stream's user. */
+    if (st)
+        cuda_ctx_sync(ctx);
     cuda_ctx_release(ctx, da);
     cuda_ctx_release(ctx, db);
     cuda_ctx_release(ctx, dc);
@@ -239,9 +255,59 @@ out:
     if (dzb != dz)
         cuda_ctx_release(ctx, dzb);
     cuda_ctx_release(ctx, dz);
-    free(gathered);
+    cuda_ctx_sample_memory(ctx, NULL);
     trace_end_on(window, TRACE_GPU, dev, 0, "partition");
     return st;
+}
+
+/* The setup's fixed-base batches on the device, with the CPU's tables; a table holding
+ * infinity (a base of small order: tests only) goes the CPU's way, as its batch does. */
+static g16_status cuda_setup_g1(void *vbe, g1_affine_t *out, const g1_fixed_base *fb,
+                                const fr_t *k, size_t n)
+{
+    backend *be = vbe;
+    if (fb->table_has_infinity)
+        return g1_fixed_base_batch(out, fb, k, n);
+    return cuda_fixed_base_g1(be->impl, out, fb->table, fb->window_bits, fb->windows, k, n);
+}
+
+static g16_status cuda_setup_g2(void *vbe, g2_affine_t *out, const g2_fixed_base *fb,
+                                const fr_t *k, size_t n)
+{
+    backend *be = vbe;
+    if (fb->table_has_infinity)
+        return g2_fixed_base_batch(out, fb, k, n);
+    return cuda_fixed_base_g2(be->impl, out, fb->table, fb->window_bits, fb->windows, k, n);
+}
+
+static bool cuda_memory(backend *be, backend_memory *m)
+{
+    cuda_memory_info info;
+    cuda_ctx_sample_memory(be->impl, &info);
+    *m = (backend_memory){.device_total = info.device_total,
+                          .device_used = info.device_used,
+                          .device_peak_used = info.device_peak_used,
+                          .pool_bytes = info.pool_bytes,
+                          .resident_bytes = info.resident_bytes};
+    return true;
+}
+
+g16_status backend_host_alloc(void **p, size_t bytes, bool pinned)
+{
+    if (pinned)
+        return cuda_host_alloc(p, bytes);
+    *p = malloc(bytes ? bytes : 1);
+    return *p ? G16_OK
+              : status_fail(G16_ERR_OUT_OF_MEMORY, "%.2f GiB of host memory",
+                            bytes / 1073741824.0);
+}
+
+void backend_host_free(void *p, bool pinned)
+{
+    if (pinned)
+        cuda_host_free(p);
+    else
+        free(p);
 }
 
 int backend_cuda_device_count(void) { return cuda_device_count(); }
@@ -276,6 +342,9 @@ g16_status backend_cuda_open(backend **out, int device)
     be->msm_g1 = cuda_msm_g1_host;
     be->msm_g2 = cuda_msm_g2_host;
     be->close = cuda_close;
+    be->memory = cuda_memory;
+    be->setup = (groth16_setup_accel){.g1_batch = cuda_setup_g1, .g2_batch = cuda_setup_g2,
+                                      .ctx = be};
     be->impl = ctx;
     *out = be;
     return G16_OK;

@@ -15,34 +15,11 @@
 #include "io/snarkjs_json.h"
 #include "job/job.h"
 #include "pipeline/pipeline.h"
+#include "util/bytes.h"
 #include "util/clock.h"
 #include "util/status.h"
 
-bool bench_parse_bytes(uint64_t *out, const char *s)
-{
-    if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
-        return false;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v > 0))
-        return false;
-    static const char UNITS[] = "KMGT";
-    const char *u = *end ? strchr(UNITS, toupper((unsigned char)*end)) : NULL;
-    if (u && *u) {
-        for (long k = 0; k <= u - UNITS; k++)
-            v *= 1024;
-        end++;
-        if (*end == 'i')
-            end++;
-    }
-    if (*end == 'B')
-        end++;
-    if (*end || v < 1 || v > 4611686018427387904.0 /* 2^62 */)
-        return false;
-    *out = (uint64_t)v;
-    return true;
-}
+bool bench_parse_bytes(uint64_t *out, const char *s) { return bytes_parse(out, s); }
 
 static double peak_rss_gib(void)
 {
@@ -136,15 +113,18 @@ static g16_status write_outputs(const bench_run_opts *o, FILE *proofs, size_t jo
             return status_fail(G16_ERR_IO, "%s: write failed", o->proofs_path);
     }
     if (o->out_dir) {
-        /* What `g16 verify` needs per partition: the 192-byte proof and its inputs. One
-         * job keeps the names proof_<p>.bin; several add the job: proof_<job>_<p>.bin. */
+        /* What `g16 verify` needs per partition: the proof and its inputs. One job keeps
+         * the names proof_<p>.*; several add the job: proof_<job>_<p>.*. A native proof is
+         * the 192-byte zcash encoding its toolchain reads; a zkey job's is snarkjs's
+         * proof.json, which `snarkjs groth16 verify` reads too. */
         char path[4096], tag[64];
         if (o->count == 1)
             snprintf(tag, sizeof tag, "%zu", p);
         else
             snprintf(tag, sizeof tag, "%zu_%zu", job, p);
-        snprintf(path, sizeof path, "%s/proof_%s.bin", o->out_dir, tag);
-        g16_status st = proof_bin_write(path, &r->proof);
+        snprintf(path, sizeof path, "%s/proof_%s.%s", o->out_dir, tag, o->zkey ? "json" : "bin");
+        g16_status st = o->zkey ? json_write_proof(path, &r->proof)
+                                : proof_bin_write(path, &r->proof);
         if (st)
             return st;
         snprintf(path, sizeof path, "%s/public_%s.json", o->out_dir, tag);
@@ -189,8 +169,11 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
     double per_job_s = N > 1 ? (last_end - first_end) / 1e3 / (double)(N - 1)
                              : (info[0].end_ms - info[0].submit_ms) / 1e3;
     double k = sums->n ? (double)sums->n : 1;
-    printf("  synthesis: %.2f M constraints/s per thread%s\n", m / (sums->synth / k) / 1e3,
-           all_proved ? "; every proof verified" : "");
+    if (sums->n) /* the speed of the partitions proved, whose stage times were summed */
+        printf("  synthesis: %.2f M constraints/s per thread%s\n", m / (sums->synth / k) / 1e3,
+               all_proved ? "; every proof verified" : "");
+    else
+        printf("  synthesis: no partition proved\n");
     printf("  throughput: %zu job%s of %zu partitions in %.2f s; %s%.2f s per job, %.1f "
            "proofs/hour (jobs), %.1f partitions/hour (%.3f s per partition)\n",
            N, N == 1 ? "" : "s", P, ps->active_ms / 1e3, N > 1 ? "steady state " : "",
@@ -220,6 +203,16 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
            "(allocated once, taken %zu times); peak admitted %s; peak RSS %.2f GiB\n",
            budget, per, ps->slots, ps->slots == 1 ? "" : "s", ps->slot_acquisitions, peak,
            peak_rss_gib());
+    if (ps->gpu_devices) {
+        char dpeak[32], pool[32], key[32];
+        human_bytes(dpeak, sizeof dpeak, ps->device_peak_bytes);
+        human_bytes(pool, sizeof pool, ps->device_pool_bytes);
+        human_bytes(key, sizeof key, ps->device_resident_bytes);
+        printf("  device memory: peak in use %s (GPU-wide, cudaMemGetInfo), key resident %s, "
+               "scratch pool %s per worker, %u worker%s per device; slots pinned\n",
+               dpeak, key, pool, ps->gpu_workers_per_device,
+               ps->gpu_workers_per_device == 1 ? "" : "s");
+    }
 }
 
 int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth16_vk *vk,
@@ -251,13 +244,23 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
            "thread; %zu job%s, %zu at a time\n", ps.synth_threads,
            ps.synth_threads == 1 ? "" : "s", ps.lookahead, ps.prover_workers,
            ps.prover_workers == 1 ? "" : "s", ps.finalize_threads, N, N == 1 ? "" : "s", J);
-    if (o->synth_cost > 1)
+    if (o->synth_cost > 1 && !o->zkey)
         printf("  synthesis cost x%u: each partition's witness is checked against every "
                "constraint %u times before it is written\n", o->synth_cost,
                o->synth_cost - 1);
 
-    /* Job k, partition p: the synthetic circuit with seed k P + p, all sharing the key. */
+    /* Job k, partition p: the synthetic circuit with seed k P + p, or witness file p; all
+     * sharing the key. */
     for (size_t k = 0; k < N; k++) {
+        if (o->zkey) {
+            job_config jc = {.source = JOB_SOURCE_ZKEY, .zkey = o->zkey,
+                             .wtns_paths = o->wtns_paths, .zkey_coefs_checked = true,
+                             .n_partitions = P, .n_public = o->n_public, .pk = pk, .vk = vk,
+                             .id = (int32_t)k};
+            if ((st = job_create(&jobs[k], &jc)))
+                goto fail;
+            continue;
+        }
         for (size_t p = 0; p < P; p++) {
             bench_params *bp = &params[k * P + p];
             bp->inner = (synthetic_params){.n_constraints = o->n_constraints,

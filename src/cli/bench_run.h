@@ -1,6 +1,8 @@
-/* g16 bench's proving run: N jobs of P partitions of the synthetic circuit through the
- * pipeline (pipeline/pipeline.h), J jobs in flight, and the report of the run. cmd_bench.c
- * parses the flags and makes or loads the key; bench_run.c does the rest. */
+/* g16 bench's proving run: N jobs of P partitions through the pipeline
+ * (pipeline/pipeline.h), J jobs in flight, and the report of the run. The partitions are
+ * the synthetic circuit's (seed k P + p), or the P witness files of a snarkjs key, the
+ * same files for every job. cmd_bench.c parses the flags and makes or loads the key;
+ * bench_run.c does the rest. */
 #ifndef G16_CLI_BENCH_RUN_H
 #define G16_CLI_BENCH_RUN_H
 
@@ -10,6 +12,7 @@
 
 #include "groth16/groth16.h"
 #include "groth16/prove.h"
+#include "io/zkey.h"
 #include "trace/trace_session.h"
 
 typedef struct {
@@ -25,6 +28,10 @@ typedef struct {
     uint64_t mem_budget;     /* 0: the pipeline's default */
     const char *backend;
     const char *proofs_path, *out_dir;
+    /* Jobs from a snarkjs key when set: partition p of every job is wtns_paths[p]
+     * (P = partitions entries), pk and vk are the key's, its coefficients checked. */
+    const zkey_t *zkey;
+    const char *const *wtns_paths;
 } bench_run_opts;
 
 /* Progress on a terminal: one line on stderr, rewritten in place; nothing unless
@@ -39,7 +46,8 @@ bool bench_parse_bytes(uint64_t *out, const char *s);
 
 /* Runs the jobs, prints the per-partition table (one job) or the per-job table, then the
  * run's figures. m is the circuit's constraint count; t0 the command's start (clock_ms),
- * for the wall time. Returns the exit status: 0, 1 when a proof did not verify, 2 for
+ * for the wall time. --out writes 192-byte proofs for native jobs and snarkjs JSON
+ * (proof_<tag>.json) for zkey jobs, with public_<tag>.json and verification_key.json. Returns the exit status: 0, 1 when a proof did not verify, 2 for
  * other failures (the message printed). */
 int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth16_vk *vk,
               size_t m, trace_session *trace, double t0);

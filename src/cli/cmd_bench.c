@@ -3,6 +3,8 @@
  *           [--provers W] [--mem-budget BYTES] [--synth-cost K] [--public K]
  *           [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]
  *           [--backend cpu|cuda|auto] [--trace FILE] [--timeline]
+ * g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [the pipeline, output and
+ *           backend flags above]
  * Jobs (job/job.h) of P partitions of a native circuit through the pipeline
  * (pipeline/pipeline.h) on the chosen backend: setup once (development setup, in memory),
  * then N jobs (default 1), J submitted at a time (default 1; the flags of the reference
@@ -19,7 +21,13 @@
  * after the setup; a FILE made for other parameters (or unreadable) is an error, exit 2,
  * and is never overwritten.
  * --trace FILE records the partitions' timeline (trace/trace_session.h) for `g16 trace`;
- * --timeline prints it on stderr as TIMELINE and TIMING lines. */
+ * --timeline prints it on stderr as TIMELINE and TIMING lines.
+ * --zkey takes the circuit from a snarkjs key instead: every job has P = the number of
+ * witness files after --wtns (a --partitions that says otherwise is an error), partition
+ * p being witness file p, checked against the key when it is synthesized; the key's own
+ * verifying key checks the proofs, and --out writes them as snarkjs proof.json files.
+ * The flags that describe a native circuit (--circuit, --constraints, --public, --key,
+ * --synth-cost, --synth-only) are refused with it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +43,7 @@
 #include "curve/encoding.h"
 #include "groth16/prove.h"
 #include "io/native_key.h"
+#include "io/zkey.h"
 #include "trace/trace_session.h"
 #include "util/clock.h"
 #include "util/parallel.h"
@@ -68,8 +77,57 @@ static int usage(void)
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
             "         [--provers W] [--mem-budget BYTES] [--synth-cost K] [--public K]\n"
             "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
-            "         [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n");
+            "         [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n"
+            "       g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [-c/--count N]\n"
+            "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
+            "         [--provers W] [--mem-budget BYTES] [--proofs FILE] [--out DIR]\n"
+            "         [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n"
+            "         (N jobs, each of one partition per witness file)\n");
     return 2;
+}
+
+/* Jobs from a snarkjs key: the key is mapped (and read in, as a cached native key is) and
+ * its coefficients checked once here, so that the jobs need not; the witness files are
+ * opened by each partition's synthesis, so a bad one fails its job, not the run's start. */
+static int bench_from_zkey(bench_run_opts *ro, const char *zkey_path, trace_session *trace,
+                           double t0)
+{
+    zkey_t key = {0};
+    groth16_vk vk = {0};
+    bool have_vk = false;
+    int rc = 2;
+    double t = clock_ms();
+    bench_progress("key: loading %s", zkey_path);
+    g16_status st = zkey_open(&key, zkey_path);
+    if (!st)
+        st = zkey_validate_coefs(&key);
+    if (!st)
+        have_vk = (st = groth16_vk_from_zkey(&vk, &key)) == G16_OK;
+    bench_progress_clear();
+    if (st) {
+        fprintf(stderr, "g16 bench: %s\n", g16_last_error());
+        goto out;
+    }
+    read_in(key.file.data, key.file.size);
+    double ms_load = clock_ms() - t;
+    groth16_prover_key pk;
+    groth16_prover_key_from_zkey(&pk, &key);
+    ro->zkey = &key;
+    ro->n_public = key.n_public;
+    size_t m = zkey_num_constraints(&key);
+    printf("g16 bench: zkey %s, %zu constraints (domain 2^%u), %u variables, %u public, %zu "
+           "partitions (witness files), %u threads\n", zkey_path, m, key.log2_domain,
+           key.n_vars, key.n_public, ro->partitions, parallel_threads());
+    printf("  key: loaded %s (%.1f s), %u coefficients checked\n", zkey_path, ms_load / 1e3,
+           key.n_coefs);
+    fflush(stdout);
+    rc = bench_run(ro, &pk, &vk, m, trace, t0);
+out:
+    if (have_vk)
+        groth16_vk_free(&vk);
+    zkey_close(&key);
+    ro->zkey = NULL;
+    return rc;
 }
 
 /* --synth-only: the witness side alone (no setup, no key, no proof), so synthesis speed
@@ -147,21 +205,41 @@ static bool count_arg(size_t *out, const char *flag, const char *v, size_t max)
 
 int cmd_bench(int argc, char **argv)
 {
+    /* --daemon URL: the same jobs submitted to a daemon instead (cmd_client.c). */
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--daemon"))
+            return client_bench(argc, argv);
     const char *circuit = "synthetic", *key_path = NULL, *trace_path = NULL;
-    size_t n_constraints = 1 << 16;
-    bool synth_only = false, timeline = false;
+    const char *zkey_path = NULL, *native_flag = NULL; /* the last native-circuit flag seen */
+    size_t n_constraints = 1 << 16, n_wtns = 0;
+    bool synth_only = false, timeline = false, partitions_given = false;
     bench_run_opts ro = {.count = 1, .concurrency = 1, .partitions = 2, .n_public = 16,
                          .synth_cost = 1, .backend = "auto"};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         size_t n;
         bool ok = true;
+        if (!strcmp(a, "--circuit") || !strcmp(a, "--constraints") || !strcmp(a, "--public") ||
+            !strcmp(a, "--key") || !strcmp(a, "--synth-cost") || !strcmp(a, "--synth-only"))
+            native_flag = a;
         if (!strcmp(a, "--circuit") && v)
             circuit = argv[++i];
         else if (!strcmp(a, "--constraints") && v)
             n_constraints = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(a, "--partitions") && v)
+        else if (!strcmp(a, "--partitions") && v) {
             ok = count_arg(&ro.partitions, a, argv[++i], 100000);
+            partitions_given = true;
+        } else if (!strcmp(a, "--zkey") && v)
+            zkey_path = argv[++i];
+        else if (!strcmp(a, "--wtns") && v && v[0] != '-' && !ro.wtns_paths) {
+            /* The witness files follow --wtns, as a shell glob gives them: they stay in
+             * argv, which outlives the run. */
+            ro.wtns_paths = (const char *const *)&argv[i + 1];
+            while (i + 1 < argc && argv[i + 1][0] != '-') {
+                n_wtns++;
+                i++;
+            }
+        }
         else if ((!strcmp(a, "-c") || !strcmp(a, "--count")) && v)
             ok = count_arg(&ro.count, a, argv[++i], 100000);
         else if ((!strcmp(a, "-j") || !strcmp(a, "--concurrency")) && v)
@@ -207,6 +285,29 @@ int cmd_bench(int argc, char **argv)
         if (!ok)
             return 2;
     }
+    if (ro.wtns_paths && !zkey_path) {
+        fprintf(stderr, "g16 bench: --wtns needs --zkey (the key the witnesses are for)\n");
+        return 2;
+    }
+    if (zkey_path) {
+        if (!ro.wtns_paths) {
+            fprintf(stderr, "g16 bench: --zkey needs --wtns W0.wtns [W1.wtns ...], a witness "
+                            "file per partition\n");
+            return 2;
+        }
+        if (native_flag) {
+            fprintf(stderr, "g16 bench: %s describes a native circuit; with --zkey the key "
+                            "is the circuit\n", native_flag);
+            return 2;
+        }
+        if (partitions_given && ro.partitions != n_wtns) {
+            fprintf(stderr, "g16 bench: --partitions %zu, but %zu witness file%s: with --zkey "
+                            "each job has one partition per --wtns file\n", ro.partitions,
+                    n_wtns, n_wtns == 1 ? "" : "s");
+            return 2;
+        }
+        ro.partitions = n_wtns;
+    }
     if (strcmp(circuit, "synthetic") != 0) {
         fprintf(stderr, "g16 bench: unknown circuit '%s' (available: synthetic)\n", circuit);
         return 2;
@@ -217,16 +318,14 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "g16 bench: --trace and --timeline record proving runs, not --synth-only\n");
         return 2;
     }
-    /* The backend is opened by the pipeline after the setup, which can take minutes: a
-     * backend that cannot open (an unknown name, --backend cuda without a usable GPU)
-     * is refused now instead. */
-    if (!synth_only) {
-        backend *probe;
-        if (backend_open(&probe, ro.backend)) {
-            fprintf(stderr, "g16 bench: %s\n", g16_last_error());
-            return 2;
-        }
-        backend_close(probe);
+    /* The backend opens now: one that cannot (an unknown name, --backend cuda without a
+     * usable GPU) is refused before the setup, which can take minutes; and the setup's
+     * fixed-base products run on it (a GPU makes a 2^27 key in seconds). The pipeline
+     * opens its own backends afterwards. */
+    backend *setup_be = NULL;
+    if (!synth_only && backend_open(&setup_be, ro.backend)) {
+        fprintf(stderr, "g16 bench: %s\n", g16_last_error());
+        return 2;
     }
     size_t n_public = ro.n_public, partitions = ro.partitions;
     ro.n_constraints = n_constraints;
@@ -252,6 +351,10 @@ int cmd_bench(int argc, char **argv)
     if ((st = trace_session_start(&trace, trace_path, timeline ? stderr : NULL, "bench", argc,
                                   argv)))
         goto fail; /* before the setup: a bad --trace path fails at once */
+    if (zkey_path) {
+        rc = bench_from_zkey(&ro, zkey_path, trace, t0);
+        goto finish;
+    }
     if (key_path && access(key_path, F_OK) == 0) {
         /* A cached key: mapped, its points used in place; the setup is skipped. */
         t = clock_ms();
@@ -291,7 +394,9 @@ int cmd_bench(int argc, char **argv)
             goto fail;
         cs_free(cs);
         cs = NULL;
-        if ((st = groth16_setup(&key, &matrices, setup_stage)))
+        groth16_setup_accel accel;
+        backend_setup_accel(setup_be, &accel);
+        if ((st = groth16_setup_accelerated(&key, &matrices, setup_stage, &accel)))
             goto fail;
         ms_setup = clock_ms() - t;
         m = matrices.n_constraints;
@@ -314,14 +419,17 @@ int cmd_bench(int argc, char **argv)
     if (loaded)
         printf("  key: loaded %s (%.1f s)\n", key_path, ms_setup / 1e3);
     else
-        printf("  development setup (in memory, not for production): %.1f s\n",
-               ms_setup / 1e3);
+        printf("  development setup (in memory, not for production): %.1f s, fixed-base "
+               "products on %s\n", ms_setup / 1e3, setup_be->name);
     if (key_path && !loaded)
         printf("  key: wrote %s\n", key_path);
     printf("  shape: A-aux density %.1f%%, B-aux density %.1f%%\n", 100 * shape.density_a,
            100 * shape.density_b);
     fflush(stdout);
+    backend_close(setup_be); /* its device scratch is not the pipeline's */
+    setup_be = NULL;
     rc = bench_run(&ro, &pk, &vk, m, trace, t0);
+finish:
     st = trace_session_finish(trace);
     trace = NULL;
     if (st && rc == 0) {
@@ -336,6 +444,7 @@ fail:
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
     trace_session_finish(trace); /* after a failure: what was recorded is still written */
+    backend_close(setup_be);
     cs_free(cs);
     if (loaded)
         groth16_vk_free(&vk); /* otherwise vk's IC is the setup key's */

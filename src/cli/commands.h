@@ -12,5 +12,14 @@ int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+/* The daemon and its clients (cmd_daemon.c, cmd_client.c); in builds without the daemon
+ * they say so and return 2. */
+int cmd_daemon(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+/* g16 bench --daemon URL: cmd_bench hands its arguments over. */
+int client_bench(int argc, char **argv);
 
 #endif

@@ -20,6 +20,11 @@ static const command COMMANDS[] = {
     {"devices", cmd_devices, "list CUDA devices and probe the first one"},
     {"info", cmd_info, "show what a .zkey, .wtns or .r1cs file holds"},
     {"trace", cmd_trace, "timeline of a --trace run: trace report|export|plot TRACE"},
+    {"daemon", cmd_daemon, "proving daemon: daemon [--config FILE] [--SETTING VALUE ...] (--help)"},
+    {"submit", cmd_submit, "submit a job to a daemon: submit --key ID --witness W ... | --constraints N"},
+    {"status", cmd_status, "a daemon's status, or a job's: status [ID]"},
+    {"wait", cmd_wait, "wait for a daemon's job and fetch its proofs: wait ID [--out DIR]"},
+    {"cancel", cmd_cancel, "cancel a daemon's job: cancel ID"},
 };
 
 static void usage(FILE *out)

@@ -2,7 +2,8 @@
  *
  * For a witness z (z_0 = 1, public signals z_1..z_l):
  *   1. a = A.z, b = B.z from the key's coefficient section, c = a*b (pointwise: the
- *      witness satisfies A.z * B.z = C.z on every constraint row);
+ *      witness satisfies A.z * B.z = C.z on every constraint row; groth16/zkey_evals.h,
+ *      shared with jobs whose partitions are witness files);
  *   2. h at the odd points of the 2n-domain, exactly as snarkjs (groth16/h_poly.h);
  *   3. MSMs: A.z, B1.z (G1), B2.z (G2), C.z_aux, H.h;
  *   4. blinding with fresh r, s from the OS CSPRNG:

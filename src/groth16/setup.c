@@ -307,9 +307,32 @@ static void ic_c_body(void *p, size_t begin, size_t end, unsigned worker)
     }
 }
 
+static g16_status g1_batch(const groth16_setup_accel *accel, g1_affine_t *out,
+                           const g1_fixed_base *fb, const fr_t *k, size_t n)
+{
+    return accel && accel->g1_batch ? accel->g1_batch(accel->ctx, out, fb, k, n)
+                                    : g1_fixed_base_batch(out, fb, k, n);
+}
+
+static g16_status g2_batch(const groth16_setup_accel *accel, g2_affine_t *out,
+                           const g2_fixed_base *fb, const fr_t *k, size_t n)
+{
+    return accel && accel->g2_batch ? accel->g2_batch(accel->ctx, out, fb, k, n)
+                                    : g2_fixed_base_batch(out, fb, k, n);
+}
+
 g16_status groth16_setup_with_trapdoor(groth16_setup_key *key, const constraint_matrices *cs,
                                        const fr_t trapdoor[4],
                                        void (*progress)(const char *stage))
+{
+    return groth16_setup_with_trapdoor_accelerated(key, cs, trapdoor, progress, NULL);
+}
+
+g16_status groth16_setup_with_trapdoor_accelerated(groth16_setup_key *key,
+                                                   const constraint_matrices *cs,
+                                                   const fr_t trapdoor[4],
+                                                   void (*progress)(const char *stage),
+                                                   const groth16_setup_accel *accel)
 {
     memset(key, 0, sizeof *key);
     g16_status st = check_matrices(cs);
@@ -395,11 +418,11 @@ g16_status groth16_setup_with_trapdoor(groth16_setup_key *key, const constraint_
     /* A and B points of the marked wires only (density-compressed). */
     report(progress, "A and B points");
     density_gather(scalars, u, key->density_a, nv);
-    if ((st = g1_fixed_base_batch(key->a, &g1fb, scalars, key->n_a)))
+    if ((st = g1_batch(accel, key->a, &g1fb, scalars, key->n_a)))
         goto out;
     density_gather(scalars, v, key->density_b, nv);
-    if ((st = g1_fixed_base_batch(key->b1, &g1fb, scalars, key->n_b)) ||
-        (st = g2_fixed_base_batch(key->b2, &g2fb, scalars, key->n_b)))
+    if ((st = g1_batch(accel, key->b1, &g1fb, scalars, key->n_b)) ||
+        (st = g2_batch(accel, key->b2, &g2fb, scalars, key->n_b)))
         goto out;
     g2_fixed_base_free(&g2fb);
 
@@ -408,8 +431,8 @@ g16_status groth16_setup_with_trapdoor(groth16_setup_key *key, const constraint_
                     .n_public = np};
     fr_inv(&icc.inv_delta, delta);
     parallel_for(nv, 4096, ic_c_body, &icc);
-    if ((st = g1_fixed_base_batch(key->ic, &g1fb, scalars, np + 1)) ||
-        (st = g1_fixed_base_batch(key->c, &g1fb, scalars + np + 1, n_priv)))
+    if ((st = g1_batch(accel, key->ic, &g1fb, scalars, np + 1)) ||
+        (st = g1_batch(accel, key->c, &g1fb, scalars + np + 1, n_priv)))
         goto out;
 
     /* H_i = L_{2i+1}(tau) / delta over the 2n-domain: the odd points w_2n * w_n^i where
@@ -421,7 +444,7 @@ g16_status groth16_setup_with_trapdoor(groth16_setup_key *key, const constraint_
     explicit_bzero(&icc, sizeof icc);
     if (st)
         goto out;
-    st = g1_fixed_base_batch(key->h, &g1fb, scalars, n);
+    st = g1_batch(accel, key->h, &g1fb, scalars, n);
 
 out:
     /* Everything derived from the trapdoor is wiped. */
@@ -444,12 +467,19 @@ out:
 g16_status groth16_setup(groth16_setup_key *key, const constraint_matrices *cs,
                          void (*progress)(const char *stage))
 {
+    return groth16_setup_accelerated(key, cs, progress, NULL);
+}
+
+g16_status groth16_setup_accelerated(groth16_setup_key *key, const constraint_matrices *cs,
+                                     void (*progress)(const char *stage),
+                                     const groth16_setup_accel *accel)
+{
     fr_t trapdoor[4];
     g16_status st = G16_OK;
     for (int i = 0; i < 4 && !st; i++)
         st = secret_scalar(&trapdoor[i]);
     if (!st)
-        st = groth16_setup_with_trapdoor(key, cs, trapdoor, progress);
+        st = groth16_setup_with_trapdoor_accelerated(key, cs, trapdoor, progress, accel);
     explicit_bzero(trapdoor, sizeof trapdoor);
     return st;
 }

@@ -18,6 +18,7 @@
 
 #include "curve/g1.h"
 #include "curve/g2.h"
+#include "curve/fixed_base.h"
 #include "g16.h"
 #include "io/r1cs.h"
 
@@ -81,6 +82,27 @@ g16_status groth16_setup(groth16_setup_key *key, const constraint_matrices *cs,
 g16_status groth16_setup_with_trapdoor(groth16_setup_key *key, const constraint_matrices *cs,
                                        const fr_t trapdoor[4],
                                        void (*progress)(const char *stage));
+
+/* Where the setup's fixed-base batches run: a backend on a device (backend_setup_accel
+ * fills this for CUDA), with the CPU's tables, giving the same points as the CPU's
+ * g1/g2_fixed_base_batch. NULL (or a NULL member): the CPU. */
+typedef struct {
+    g16_status (*g1_batch)(void *ctx, g1_affine_t *out, const g1_fixed_base *fb,
+                           const fr_t *k, size_t n);
+    g16_status (*g2_batch)(void *ctx, g2_affine_t *out, const g2_fixed_base *fb,
+                           const fr_t *k, size_t n);
+    void *ctx;
+} groth16_setup_accel;
+
+/* groth16_setup and groth16_setup_with_trapdoor with the batches on accel. */
+g16_status groth16_setup_accelerated(groth16_setup_key *key, const constraint_matrices *cs,
+                                     void (*progress)(const char *stage),
+                                     const groth16_setup_accel *accel);
+g16_status groth16_setup_with_trapdoor_accelerated(groth16_setup_key *key,
+                                                   const constraint_matrices *cs,
+                                                   const fr_t trapdoor[4],
+                                                   void (*progress)(const char *stage),
+                                                   const groth16_setup_accel *accel);
 
 void groth16_setup_key_free(groth16_setup_key *key);
 

@@ -300,33 +300,49 @@ static g16_status dump(json_t *root, const char *path)
     return G16_OK;
 }
 
-g16_status json_write_proof(const char *path, const groth16_proof *proof)
+json_t *json_proof_object(const groth16_proof *proof)
 {
-    return dump(json_pack("{s:o, s:o, s:o, s:s, s:s}", "pi_a", js_g1(&proof->a), "pi_b",
-                          js_g2(&proof->b), "pi_c", js_g1(&proof->c), "protocol", "groth16",
-                          "curve", "bls12381"),
-                path);
+    return json_pack("{s:o, s:o, s:o, s:s, s:s}", "pi_a", js_g1(&proof->a), "pi_b",
+                     js_g2(&proof->b), "pi_c", js_g1(&proof->c), "protocol", "groth16", "curve",
+                     "bls12381");
 }
 
-g16_status json_write_public(const char *path, const fr_t *inputs, size_t n)
+json_t *json_public_array(const fr_t *inputs, size_t n)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++)
-        json_array_append_new(arr, dec_fr(&inputs[i]));
-    return dump(arr, path);
+        if (json_array_append_new(arr, dec_fr(&inputs[i])) != 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    return arr;
 }
 
-g16_status json_write_vk(const char *path, const groth16_vk *vk)
+json_t *json_vk_object(const groth16_vk *vk)
 {
     fp12_t ab;
     pairing(&ab, &vk->alpha1, &vk->beta2);
     json_t *ic = json_array();
     for (size_t i = 0; ic && i <= vk->n_public; i++)
         json_array_append_new(ic, js_g1(&vk->ic[i]));
-    return dump(json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:[oo], s:o}", "protocol",
-                          "groth16", "curve", "bls12381", "nPublic", (json_int_t)vk->n_public,
-                          "vk_alpha_1", js_g1(&vk->alpha1), "vk_beta_2", js_g2(&vk->beta2),
-                          "vk_gamma_2", js_g2(&vk->gamma2), "vk_delta_2", js_g2(&vk->delta2),
-                          "vk_alphabeta_12", js_fp6(&ab.c0), js_fp6(&ab.c1), "IC", ic),
-                path);
+    return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:[oo], s:o}", "protocol", "groth16",
+                     "curve", "bls12381", "nPublic", (json_int_t)vk->n_public, "vk_alpha_1",
+                     js_g1(&vk->alpha1), "vk_beta_2", js_g2(&vk->beta2), "vk_gamma_2",
+                     js_g2(&vk->gamma2), "vk_delta_2", js_g2(&vk->delta2), "vk_alphabeta_12",
+                     js_fp6(&ab.c0), js_fp6(&ab.c1), "IC", ic);
+}
+
+g16_status json_write_proof(const char *path, const groth16_proof *proof)
+{
+    return dump(json_proof_object(proof), path);
+}
+
+g16_status json_write_public(const char *path, const fr_t *inputs, size_t n)
+{
+    return dump(json_public_array(inputs, n), path);
+}
+
+g16_status json_write_vk(const char *path, const groth16_vk *vk)
+{
+    return dump(json_vk_object(vk), path);
 }

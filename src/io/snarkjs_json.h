@@ -6,6 +6,8 @@
 #ifndef G16_IO_SNARKJS_JSON_H
 #define G16_IO_SNARKJS_JSON_H
 
+#include <jansson.h>
+
 #include "groth16/groth16.h"
 
 g16_status json_read_proof(groth16_proof *proof, const char *path);
@@ -19,5 +21,10 @@ g16_status json_write_public(const char *path, const fr_t *inputs, size_t n);
 g16_status json_read_vk(groth16_vk *vk, const char *path);
 /* Writes vk_alphabeta_12 = e(alpha1, beta2) too, as snarkjs does. */
 g16_status json_write_vk(const char *path, const groth16_vk *vk);
+
+/* The same documents as JSON values (the daemon's results); NULL when out of memory. */
+json_t *json_proof_object(const groth16_proof *proof);
+json_t *json_public_array(const fr_t *inputs, size_t n);
+json_t *json_vk_object(const groth16_vk *vk);
 
 #endif

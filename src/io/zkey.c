@@ -296,3 +296,13 @@ g16_status zkey_validate_coefs(const zkey_t *k)
     }
     return G16_OK;
 }
+
+uint32_t zkey_num_constraints(const zkey_t *k)
+{
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < k->n_coefs; i++) {
+        uint32_t row = iden3_le32(k->coefs + (size_t)i * ZKEY_COEF_BYTES + 4);
+        last = row > last ? row : last;
+    }
+    return k->n_coefs && last >= k->n_public ? last - k->n_public : 0;
+}

@@ -103,6 +103,12 @@ g16_status zkey_coef(zkey_coef_t *c, const zkey_t *k, uint32_t i);
 /* Checks every coefficient entry; the first bad one is reported. */
 g16_status zkey_validate_coefs(const zkey_t *k);
 
+/* The circuit's constraint count m, which the header does not hold: the public rows
+ * (matrix 0, constraint m + s, signal s) for s = 0..nPublic come after the m real
+ * constraints, so m is the largest constraint index of the entries minus nPublic. One
+ * pass over the entries; 0 when there are none. */
+uint32_t zkey_num_constraints(const zkey_t *k);
+
 /* "Groth16", "PLONK", "FFLONK" or "unknown". */
 const char *zkey_protocol_name(uint32_t protocol);
 

@@ -4,41 +4,66 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job/job_source_zkey.h"
 #include "trace/trace.h"
 #include "util/clock.h"
 #include "util/status.h"
 
 struct job {
-    job_config cfg;
+    job_config cfg;          /* cfg.pk points to own_pk when the job made its key */
+    groth16_prover_key own_pk;
     job_result *results; /* [n_partitions] */
     fr_t *inputs;        /* [n_partitions * n_public]: results[p].public_inputs point here */
 };
 
-g16_status job_create(job_t **out, const job_config *cfg)
+/* job_create's checks for a native source. */
+static g16_status check_native(const job_config *cfg)
 {
-    *out = NULL;
-    if (!cfg || !cfg->circuit || !cfg->params || !cfg->pk)
+    if (!cfg->circuit || !cfg->params || !cfg->pk)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no circuit, parameters or key");
-    if (cfg->n_partitions == 0)
-        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no partitions");
     const groth16_prover_key *pk = cfg->pk;
-    if (cfg->n_public != pk->n_public)
-        return status_fail(G16_ERR_INVALID_ARGUMENT,
-                           "job: the circuit has %zu public inputs, the key %zu",
-                           cfg->n_public, pk->n_public);
     if (cfg->n_constraints + pk->n_public + 1 > pk->domain_size)
         return status_fail(G16_ERR_INVALID_ARGUMENT,
                            "job: %zu constraints and %zu public rows do not fit the key's "
                            "domain of %zu", cfg->n_constraints, pk->n_public + 1,
                            pk->domain_size);
-    if (cfg->vk && cfg->vk->n_public != pk->n_public)
-        return status_fail(G16_ERR_INVALID_ARGUMENT,
-                           "job: the verifying key has %zu public inputs, the prover key %zu",
-                           cfg->vk->n_public, pk->n_public);
     for (size_t p = 0; p < cfg->n_partitions; p++)
         if (!cfg->params[p])
             return status_fail(G16_ERR_INVALID_ARGUMENT, "job: partition %zu has no parameters",
                                p);
+    return G16_OK;
+}
+
+g16_status job_create(job_t **out, const job_config *cfg)
+{
+    *out = NULL;
+    if (!cfg)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no configuration");
+    if (cfg->n_partitions == 0)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "job: no partitions");
+    g16_status st;
+    if (cfg->source == JOB_SOURCE_NATIVE)
+        st = check_native(cfg);
+    else if (cfg->source == JOB_SOURCE_ZKEY)
+        st = job_zkey_check_config(cfg);
+    else
+        st = status_fail(G16_ERR_INVALID_ARGUMENT, "job: unknown source %d", (int)cfg->source);
+    if (st)
+        return st;
+    groth16_prover_key zkey_pk;
+    const groth16_prover_key *pk = cfg->pk;
+    if (!pk) { /* a zkey source: its key, made from the zkey */
+        groth16_prover_key_from_zkey(&zkey_pk, cfg->zkey);
+        pk = &zkey_pk;
+    }
+    if (cfg->n_public != pk->n_public)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "job: the circuit has %zu public inputs, the key %zu",
+                           cfg->n_public, pk->n_public);
+    if (cfg->vk && cfg->vk->n_public != pk->n_public)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "job: the verifying key has %zu public inputs, the prover key %zu",
+                           cfg->vk->n_public, pk->n_public);
     job_t *job = calloc(1, sizeof *job);
     size_t np = cfg->n_public;
     if (job) {
@@ -50,6 +75,10 @@ g16_status job_create(job_t **out, const job_config *cfg)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "job of %zu partitions", cfg->n_partitions);
     }
     job->cfg = *cfg;
+    if (!cfg->pk) {
+        job->own_pk = *pk;
+        job->cfg.pk = &job->own_pk;
+    }
     for (size_t p = 0; p < cfg->n_partitions; p++)
         job->results[p].public_inputs = job->inputs + p * np;
     *out = job;
@@ -96,10 +125,10 @@ static void stage(const job_t *job, size_t p, const char *name)
         job->cfg.on_stage(job->cfg.ctx, p, name);
 }
 
-/* Partition p's witness and evaluations: z, and a, b, c over the whole domain with the
- * snarkjs public rows (a[m + s] = z_s) the key's setup assumed. PROVE mode writes every
- * constraint row; only the rows past them are cleared. */
-static g16_status synthesize(const job_t *job, size_t p, const job_buffers *bufs)
+/* Partition p's witness and evaluations from a native circuit: z, and a, b, c over the
+ * whole domain with the snarkjs public rows (a[m + s] = z_s) the key's setup assumed.
+ * PROVE mode writes every constraint row; only the rows past them are cleared. */
+static g16_status synthesize_native(const job_t *job, size_t p, const job_buffers *bufs)
 {
     const job_config *cfg = &job->cfg;
     size_t m = cfg->n_constraints, n = cfg->pk->domain_size, nv = cfg->pk->n_vars;
@@ -164,8 +193,9 @@ g16_status job_synthesize_partition(job_t *job, size_t p, job_buffers *bufs)
     stage(job, p, "synthesizing");
     trace_context_set(job->cfg.id, (int32_t)p);
     uint64_t span = trace_begin();
-    st = synthesize(job, p, bufs);
-    trace_end(span, TRACE_SYNTH, "circuit");
+    bool zkey = job->cfg.source == JOB_SOURCE_ZKEY;
+    st = zkey ? job_zkey_synthesize(&job->cfg, p, bufs) : synthesize_native(job, p, bufs);
+    trace_end(span, TRACE_SYNTH, zkey ? "witness" : "circuit");
     r->ms_synth = clock_ms() - t0;
     if (st)
         return record_failure(r, st);

@@ -1,9 +1,20 @@
-/* Jobs: P partitions of one native circuit sharing one proving key, as a Filecoin C2 proof
- * is 10 partitions of the PoRep circuit. Each partition has its own circuit parameters
- * (its seed, data and public inputs), hence its own witness; the key, the circuit and its
- * shape are common. A job synthesizes and proves its partitions and keeps, per partition
- * and in partition order, the proof, the public inputs, a status with its message, and
- * the stage timings.
+/* Jobs: P partitions of one circuit sharing one proving key, as a Filecoin C2 proof is 10
+ * partitions of the PoRep circuit. Each partition has its own witness; the key, the
+ * circuit and its shape are common. A job synthesizes and proves its partitions and keeps,
+ * per partition and in partition order, the proof, the public inputs, a status with its
+ * message, and the stage timings.
+ *
+ * Where the partitions come from (job_config.source):
+ *   JOB_SOURCE_NATIVE  a native C circuit (circuit/cs.h) with its own parameters per
+ *                      partition (seed, data, public inputs); synthesis runs the circuit's
+ *                      code into the partition's buffers.
+ *   JOB_SOURCE_ZKEY    a snarkjs .zkey and one .wtns per partition (circom's witness
+ *                      generator ran elsewhere); synthesis maps the witness, checks it
+ *                      against the key (curve, nWitness = nVars, values below r, w[0] = 1;
+ *                      the messages name the file) and computes a = A.z, b = B.z, c = a*b
+ *                      from the key's coefficients, exactly as groth16_prove_zkey does
+ *                      (groth16/zkey_evals.h), on the synthesis thread alone.
+ * The stages after synthesis do not depend on the source.
  *
  * Why a layer of its own (src/job) and not part of src/circuit: a job strings together
  * synthesis (circuit), proving (groth16, and through it the backend) and verification,
@@ -17,8 +28,8 @@
  * result: different partitions may be in different stages at once, each with its own
  * job_buffers.
  *
- * Lifetimes: the circuit parameters, the prover key and the verifying key belong to the
- * caller and must outlive the job. */
+ * Lifetimes: the circuit parameters, the zkey, the witness paths and mapped witnesses, the
+ * prover key and the verifying key belong to the caller and must outlive the job. */
 #ifndef G16_JOB_JOB_H
 #define G16_JOB_JOB_H
 
@@ -29,17 +40,40 @@
 #include "g16.h"
 #include "groth16/groth16.h"
 #include "groth16/prove.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
 
 typedef struct job job_t;
 
+typedef enum {
+    JOB_SOURCE_NATIVE = 0, /* circuit, params, n_constraints */
+    JOB_SOURCE_ZKEY,       /* zkey, and wtns_paths or wtns */
+} job_source;
+
 typedef struct {
-    cs_circuit_fn circuit;
-    /* params[p]: the circuit's parameters for partition p (n_partitions entries). */
-    const void *const *params;
+    job_source source;
     size_t n_partitions;
     size_t n_public;      /* public inputs the circuit declares (the key's n_public) */
+
+    /* JOB_SOURCE_NATIVE: params[p] are the circuit's parameters for partition p
+     * (n_partitions entries). */
+    cs_circuit_fn circuit;
+    const void *const *params;
     size_t n_constraints; /* the circuit's rows, as the key was made for (a partition
                              whose circuit has another count fails) */
+
+    /* JOB_SOURCE_ZKEY: partition p's witness is the .wtns file wtns_paths[p], mapped and
+     * unmapped by its synthesis, or wtns[p], mapped by the caller (when wtns_paths is
+     * NULL). */
+    const zkey_t *zkey;
+    const char *const *wtns_paths;
+    const wtns_t *const *wtns;
+    bool zkey_coefs_checked; /* the caller ran zkey_validate_coefs on zkey; otherwise
+                                job_create does (one O(nCoefs) pass: synthesis indexes
+                                a, b and the witness by the entries unchecked) */
+
+    /* The prover key. For JOB_SOURCE_ZKEY it may be NULL: the job makes it from zkey
+     * (groth16_prover_key_from_zkey); when set it must have the zkey's shape. */
     const groth16_prover_key *pk;
     const groth16_vk *vk; /* when set, every proof is verified before it counts */
     /* Called as each stage of a partition starts ("synthesizing", "proving",
@@ -80,9 +114,12 @@ typedef struct {
     size_t n_vars, domain_size;
 } job_buffers;
 
-/* Checks cfg (every pointer set, n_partitions >= 1, n_public and the key agreeing) and
- * makes a job whose partitions are all pending. G16_ERR_INVALID_ARGUMENT naming the
- * problem, G16_ERR_OUT_OF_MEMORY. */
+/* Checks cfg (every pointer its source needs set, n_partitions >= 1, n_public and the key
+ * agreeing; for a zkey, the prover key's shape and, unless zkey_coefs_checked, its
+ * coefficients) and makes a job whose partitions are all pending. The witness files are
+ * not opened here: each partition's synthesis opens and checks its own, so one bad file
+ * fails its partition only. G16_ERR_INVALID_ARGUMENT naming the problem, the zkey's
+ * G16_ERR_FORMAT, G16_ERR_OUT_OF_MEMORY. job_get_config(job)->pk is the key in use. */
 g16_status job_create(job_t **job, const job_config *cfg);
 void job_free(job_t *job);
 

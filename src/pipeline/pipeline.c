@@ -68,12 +68,14 @@ typedef struct {
     thread_role role;
     unsigned index;
     int device;         /* prover: the GPU, or TRACE_CPU */
+    unsigned lane;      /* prover: its place among the device's workers (0, 1, ...) */
     backend *be;        /* prover: opened (and closed) by the thread itself */
 } worker;
 
 struct pipeline {
     pipeline_config cfg;
     bool gpu;
+    unsigned gpu_devices, workers_per_device;
     char description[1024];
     pthread_mutex_t lock;
     pthread_cond_t synth_cv, prove_cv, final_cv, done_cv, open_cv;
@@ -240,7 +242,11 @@ uint64_t pipeline_partition_device_bytes(const groth16_prover_key *pk)
 {
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
-    return (3 * n + nv + na + nb) * FR_BYTES;
+    /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch (H's,
+     * n dense scalars; cuda_msm.cu): canonical scalars (32 n), flags, prefix sums and
+     * index lists (20 n), sort keys and values (12 n), the sorted indices of every window
+     * (4 W n, W = 16), and up to 512 MiB of buckets and sort scratch. */
+    return (3 * n + nv + na + nb) * FR_BYTES + (32 + 20 + 12 + 64) * n + ((uint64_t)1 << 29);
 }
 
 uint64_t pipeline_key_device_bytes(const groth16_prover_key *pk)
@@ -272,14 +278,27 @@ static g16_status slot_alloc(pipeline *pl, slot *s)
 {
     const groth16_prover_key *pk = pl->cfg.key;
     size_t nv = pk->n_vars, n = pk->domain_size;
-    s->bufs = (job_buffers){.z = malloc(nv * sizeof(fr_t)), .a = malloc(n * sizeof(fr_t)),
-                            .b = malloc(n * sizeof(fr_t)), .c = malloc(n * sizeof(fr_t)),
-                            .n_vars = nv, .domain_size = n};
+    /* For a GPU the slots are pinned: uploads from them are asynchronous and run at the
+     * bus's speed, and they are pinned once, here. */
+    s->bufs = (job_buffers){.n_vars = nv, .domain_size = n};
+    g16_status st;
+    if ((st = backend_host_alloc((void **)&s->bufs.z, nv * sizeof(fr_t), pl->gpu)) ||
+        (st = backend_host_alloc((void **)&s->bufs.a, n * sizeof(fr_t), pl->gpu)) ||
+        (st = backend_host_alloc((void **)&s->bufs.b, n * sizeof(fr_t), pl->gpu)) ||
+        (st = backend_host_alloc((void **)&s->bufs.c, n * sizeof(fr_t), pl->gpu)))
+        return status_fail(st, "pipeline: buffers for %zu wires and a domain of %zu: %s", nv,
+                           n, g16_last_error());
     pl->stats.buffer_allocations += 4;
-    if (!s->bufs.z || !s->bufs.a || !s->bufs.b || !s->bufs.c)
-        return status_fail(G16_ERR_OUT_OF_MEMORY,
-                           "pipeline: buffers for %zu wires and a domain of %zu", nv, n);
     return G16_OK;
+}
+
+static void slot_free(pipeline *pl, slot *s)
+{
+    backend_host_free(s->bufs.z, pl->gpu);
+    backend_host_free(s->bufs.a, pl->gpu);
+    backend_host_free(s->bufs.b, pl->gpu);
+    backend_host_free(s->bufs.c, pl->gpu);
+    s->bufs = (job_buffers){0};
 }
 
 static void slot_release(pipeline *pl, item *it)
@@ -523,7 +542,9 @@ static void *prover_main(void *arg)
     worker *w = arg;
     pipeline *pl = w->pl;
     char name[TRACE_NAME_BYTES];
-    if (w->device >= 0)
+    if (w->device >= 0 && w->lane)
+        snprintf(name, sizeof name, "gpu-%d.%u", w->device & 63, w->lane & 63u);
+    else if (w->device >= 0)
         snprintf(name, sizeof name, "gpu-%d", w->device);
     else
         snprintf(name, sizeof name, "prover-%u", w->index);
@@ -563,8 +584,18 @@ static void *prover_main(void *arg)
         g16_status st = job_prove_synthesized(pj->job, it->partition, &it->slot->bufs, &route);
         uint64_t t1 = trace_now_ns();
 
+        backend_memory mem = {0};
+        bool has_mem = w->be->memory && w->be->memory(w->be, &mem);
+
         pl_lock(pl);
         pl->stats.prove_busy_ms += ns_ms(t1 - t0);
+        if (has_mem) {
+            if (mem.device_peak_used > pl->stats.device_peak_bytes)
+                pl->stats.device_peak_bytes = mem.device_peak_used;
+            pl->stats.device_resident_bytes = mem.resident_bytes;
+            if (mem.pool_bytes > pl->stats.device_pool_bytes)
+                pl->stats.device_pool_bytes = mem.pool_bytes;
+        }
         slot_release(pl, it);
         if (st || pj->stop) {
             if (st)
@@ -627,10 +658,11 @@ static void *finalize_main(void *arg)
 
 /* --- life cycle ---------------------------------------------------------------------------- */
 
-static g16_status start_worker(pipeline *pl, thread_role role, unsigned index, int device)
+static g16_status start_worker(pipeline *pl, thread_role role, unsigned index, int device,
+                               unsigned lane)
 {
     worker *w = &pl->workers[pl->n_workers];
-    *w = (worker){.pl = pl, .role = role, .index = index, .device = device};
+    *w = (worker){.pl = pl, .role = role, .index = index, .device = device, .lane = lane};
     void *(*fn)(void *) = role == ROLE_SYNTH    ? synth_main
                           : role == ROLE_PROVER ? prover_main
                                                 : finalize_main;
@@ -672,20 +704,41 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
     if (!want_cuda && strcmp(kind, "auto") && strcmp(kind, "cpu"))
         return status_fail(G16_ERR_INVALID_ARGUMENT, "unknown backend '%s' (cpu, cuda or auto)",
                            kind);
+    uint64_t device_total = 0;
     if (!strcmp(kind, "auto")) {
         backend *probe = NULL;
         want_cuda = backend_cuda_device_count() > 0 && backend_cuda_open(&probe, 0) == G16_OK;
+        backend_memory m;
+        if (want_cuda && probe->memory && probe->memory(probe, &m))
+            device_total = m.device_total;
         backend_close(probe);
-    } else if (want_cuda && backend_cuda_device_count() == 0) {
+    } else if (want_cuda) {
         backend *probe = NULL;
         g16_status st = backend_cuda_open(&probe, 0); /* its message says why */
+        backend_memory m;
+        if (!st && probe->memory && probe->memory(probe, &m))
+            device_total = m.device_total;
         backend_close(probe);
-        return st ? st : status_fail(G16_ERR_UNSUPPORTED, "no CUDA device");
+        if (st)
+            return st;
     }
     pl->gpu = want_cuda;
     if (want_cuda) {
         int n = backend_cuda_device_count();
-        *provers = (unsigned)(n > MAX_DEVICES ? MAX_DEVICES : n);
+        pl->gpu_devices = (unsigned)(n > MAX_DEVICES ? MAX_DEVICES : n);
+        /* Workers per device: two by default, so that one partition's upload and host-side
+         * steps overlap the other's kernels; fewer when the device cannot hold the key and
+         * that many partitions' buffers (the device budget: all of its memory by default,
+         * less ~5% for the CUDA context and the NTT tables). */
+        unsigned k = pl->cfg.gpu_workers ? pl->cfg.gpu_workers : 2;
+        uint64_t budget = pl->cfg.device_budget ? pl->cfg.device_budget
+                                                : device_total / 20 * 19;
+        uint64_t key = pipeline_key_device_bytes(pl->cfg.key),
+                 part = pipeline_partition_device_bytes(pl->cfg.key);
+        while (k > 1 && budget && key + k * part > budget)
+            k--;
+        pl->workers_per_device = k;
+        *provers = pl->gpu_devices * k;
     } else {
         *provers = pl->cfg.cpu_workers;
     }
@@ -770,12 +823,16 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
     pl->stats.synth_threads = c->synth_threads;
     pl->stats.lookahead = c->lookahead;
     pl->stats.prover_workers = provers;
+    pl->stats.gpu_devices = pl->gpu_devices;
+    pl->stats.gpu_workers_per_device = pl->workers_per_device;
     pl->stats.finalize_threads = c->finalize_threads;
 
     /* Provers first: their backends must open before anything is admitted. */
     pl->provers_opening = provers;
     for (unsigned i = 0; !st && i < provers; i++)
-        if ((st = start_worker(pl, ROLE_PROVER, i, pl->gpu ? (int)i : TRACE_CPU)))
+        if ((st = start_worker(pl, ROLE_PROVER, i,
+                               pl->gpu ? (int)(i % pl->gpu_devices) : TRACE_CPU,
+                               pl->gpu ? i / pl->gpu_devices : 0)))
             pl->provers_opening -= provers - i;
     pl_lock(pl);
     while (pl->provers_opening > 0)
@@ -784,9 +841,9 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
         st = status_fail(pl->open_status, "%s", pl->open_error);
     pl_unlock(pl);
     for (unsigned i = 0; !st && i < c->finalize_threads; i++)
-        st = start_worker(pl, ROLE_FINALIZE, i, TRACE_CPU);
+        st = start_worker(pl, ROLE_FINALIZE, i, TRACE_CPU, 0);
     for (unsigned i = 0; !st && i < c->synth_threads; i++)
-        st = start_worker(pl, ROLE_SYNTH, i, TRACE_CPU);
+        st = start_worker(pl, ROLE_SYNTH, i, TRACE_CPU, 0);
     if (st) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", g16_last_error());
@@ -796,9 +853,11 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
 
     if (pl->gpu) {
         size_t len = (size_t)snprintf(pl->description, sizeof pl->description,
-                                      "cuda: %u device%s: ", provers, provers == 1 ? "" : "s");
+                                      "cuda: %u device%s, %u worker%s each: ", pl->gpu_devices,
+                                      pl->gpu_devices == 1 ? "" : "s", pl->workers_per_device,
+                                      pl->workers_per_device == 1 ? "" : "s");
         for (size_t i = 0; i < pl->n_workers && len < sizeof pl->description; i++)
-            if (pl->workers[i].role == ROLE_PROVER && pl->workers[i].be)
+            if (pl->workers[i].role == ROLE_PROVER && pl->workers[i].be && !pl->workers[i].lane)
                 len += (size_t)snprintf(pl->description + len, sizeof pl->description - len,
                                         "%s%s", pl->workers[i].index ? "; " : "",
                                         pl->workers[i].be->description + 6 /* "cuda: " */);
@@ -999,7 +1058,7 @@ void pipeline_free(pipeline *pl)
     while (pl->all_jobs)
         job_handle_free(pl, pl->all_jobs);
     for (size_t i = 0; pl->slots && i < pl->n_slots; i++)
-        job_buffers_free(&pl->slots[i].bufs);
+        slot_free(pl, &pl->slots[i]);
     free(pl->slots);
     free(pl->workers);
     pthread_mutex_destroy(&pl->lock);

@@ -42,12 +42,18 @@
  * MemAvailable (half the physical memory when /proc/meminfo cannot be read). The key, the
  * process and the jobs' results are outside the budget.
  *
- * Device budget (hook, GPU side to come): pipeline_partition_device_bytes is what a
- * partition needs on a device besides the resident key; with device_budget set, a job
- * whose key plus one partition exceeds it is refused at submission. Per-device admission
- * (counting every in-flight partition's device buffers, as DESIGN.md's lessons ask) will
- * charge the same figure when a worker takes a partition; today each GPU worker holds one
- * partition at a time and the CUDA backend allocates its device buffers per partition.
+ * GPU workers and device memory. Each device gets gpu_workers prover workers (default
+ * 2), each with its own backend context and stream: while one partition's uploads and
+ * host-side steps run, the other's kernels keep the device busy. The key's points are
+ * resident once per device (shared by its contexts); each context takes its scratch from a
+ * pool that keeps what it allocated, so partitions after the first allocate no device
+ * memory (cudaMalloc/cudaFree synchronise the whole device). The slots are pinned host
+ * memory when the backend is CUDA. Device budget: pipeline_partition_device_bytes is what
+ * a partition needs on a device besides the resident key; at create, the workers per
+ * device are reduced until key + workers x partition fits the device budget (default:
+ * 95% of the device's memory), and a job whose key plus one partition exceeds it is
+ * refused at submission. The peak of device memory in use is sampled after every
+ * partition (pipeline_stats).
  *
  * Failure and cancellation. A partition that fails (synthesis, proving or verification)
  * fails its job: the job's status is that failure, with "job J, partition P: <why>"; its
@@ -110,6 +116,9 @@ typedef struct {
     unsigned finalize_threads; /* 0 = 1 */
     uint64_t host_budget;      /* bytes; 0 = pipeline_default_host_budget() */
     uint64_t device_budget;    /* bytes per device; 0 = the device's memory (see above) */
+    unsigned gpu_workers;      /* prover workers per device (CUDA); 0 = 2, fewer when the
+                                  device budget cannot hold the key and that many
+                                  partitions */
 } pipeline_config;
 
 typedef enum { PIPELINE_DRAIN, PIPELINE_CANCEL } pipeline_stop;
@@ -148,6 +157,10 @@ typedef struct {
     size_t slots;                /* buffer slots in the pool */
     size_t buffer_allocations;   /* arrays allocated for slots: 4 per slot, at create only */
     size_t slot_acquisitions;    /* admissions: a slot taken from the pool */
+    unsigned gpu_devices, gpu_workers_per_device; /* CUDA: 0 for the CPU */
+    uint64_t device_peak_bytes;     /* the most device memory in use seen (every context) */
+    uint64_t device_pool_bytes;     /* the largest worker's scratch pool */
+    uint64_t device_resident_bytes; /* key points resident per device */
 } pipeline_stats;
 
 /* Starts the threads (and, for CUDA, one backend per device). G16_ERR_INVALID_ARGUMENT for

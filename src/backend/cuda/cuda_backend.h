@@ -74,11 +74,56 @@ g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                const void *bases_dev, const void *scalars_dev, size_t n,
                                bool montgomery);
 
-/* Device scratch owned by the caller (for scalars that are not resident). */
+/* Device memory, for reports (cuda_ctx_sample_memory): the device-wide figures come from
+ * cudaMemGetInfo, so they include other processes and contexts on the device. */
+typedef struct {
+    size_t device_total, device_used;
+    size_t device_peak_used; /* the largest device_used this context has sampled */
+    size_t pool_bytes;       /* this context's scratch pool (used or free) */
+    size_t resident_bytes;   /* resident arrays of the device (shared by its contexts) */
+} cuda_memory_info;
+/* Samples the device's memory use (updating the peak); info may be NULL. */
+void cuda_ctx_sample_memory(cuda_ctx *ctx, cuda_memory_info *info);
+
+/* cudaMalloc, cudaFree calls and pool trims so far, in the whole process: the pipeline's
+ * guard test checks that partitions after the first make none. */
+void cuda_alloc_counts(unsigned long long *mallocs, unsigned long long *frees,
+                       unsigned long long *trims);
+
+/* Pinned (page-locked) host memory: copies from it run at the bus's speed and
+ * asynchronously. Pinning is slow (~10 s for 16 GiB on the H200 host), so callers pin once
+ * at start-up and reuse the buffers. */
+g16_status cuda_host_alloc(void **host, size_t bytes);
+void cuda_host_free(void *host);
+bool cuda_host_is_pinned(const void *host);
+
+/* Device scratch from the context's pool (for scalars that are not resident); released
+ * to the pool, reused by the next partitions. */
 g16_status cuda_ctx_alloc(cuda_ctx *ctx, void **dev, size_t bytes);
 void cuda_ctx_release(cuda_ctx *ctx, void *dev);
 g16_status cuda_ctx_upload(cuda_ctx *ctx, void *dev, const void *host, size_t bytes);
+/* An upload queued on the context's stream, not waited for: host must be pinned (else
+ * CUDA copies it synchronously) and stay unchanged until cuda_ctx_sync. */
+g16_status cuda_ctx_upload_async(cuda_ctx *ctx, void *dev, const void *host, size_t bytes);
+g16_status cuda_ctx_sync(cuda_ctx *ctx);
 g16_status cuda_ctx_download(cuda_ctx *ctx, void *host, const void *dev, size_t bytes);
+
+/* out_dev[0..count) = the 32-byte elements in_dev[j] of the wires j < n_wires marked in
+ * the density bitmap bits_host (groth16/density.h; made resident on first use, so it must
+ * live as long as the context, as a key does), on the context's stream, not waited for. */
+g16_status cuda_density_gather(cuda_ctx *ctx, void *out_dev, const void *in_dev,
+                               const uint64_t *bits_host, size_t n_wires);
+
+/* Fixed-base products for the development setup: out[i] = scalars[i] * G (affine, the
+ * CPU's layout, all-zero = infinity) for i < n, from the CPU's table for G
+ * (curve/fixed_base.h: `windows` rows of 2^(window_bits - 1) affine points) and scalars in
+ * Montgomery form, all in host memory; the same points as g1/g2_fixed_base_batch. */
+g16_status cuda_fixed_base_g1(cuda_ctx *ctx, void *out, const void *table,
+                              unsigned window_bits, unsigned windows, const void *scalars,
+                              size_t n);
+g16_status cuda_fixed_base_g2(cuda_ctx *ctx, void *out, const void *table,
+                              unsigned window_bits, unsigned windows, const void *scalars,
+                              size_t n);
 
 /* Field arithmetic checks for the tests: run op over n element pairs on the device
  * (device=true, needs a GPU) or with the same code compiled for the host (device=false,

@@ -8,11 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+#include <mutex>
+#include <new>
+
+/* Process-wide counts of cudaMalloc/cudaFree (cuda_alloc_counts). */
+static std::atomic<unsigned long long> g_mallocs{0}, g_frees{0}, g_trims{0};
+
 g16_status cuda_alloc_bytes(cuda_ctx *ctx, void **dev, size_t bytes, const char *what)
 {
     cudaError_t err = cudaMalloc(dev, bytes);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
+        g_mallocs++;
         return G16_OK;
+    }
     *dev = nullptr;
     cudaGetLastError(); /* clear the sticky-free error state of a failed allocation */
     size_t free_b = 0, total_b = 0;
@@ -25,6 +34,135 @@ g16_status cuda_alloc_bytes(cuda_ctx *ctx, void **dev, size_t bytes, const char 
                            free_b / 1073741824.0, total_b / 1073741824.0);
     return status_fail(G16_ERR_INTERNAL, "cudaMalloc(%zu bytes) for %s: %s", bytes, what,
                        cudaGetErrorString(err));
+}
+
+void cuda_free_bytes(void *dev)
+{
+    if (dev) {
+        cudaFree(dev);
+        g_frees++;
+    }
+}
+
+extern "C" void cuda_alloc_counts(unsigned long long *mallocs, unsigned long long *frees,
+                                  unsigned long long *trims)
+{
+    *mallocs = g_mallocs;
+    *frees = g_frees;
+    *trims = g_trims;
+}
+
+/* --- the pool --------------------------------------------------------------------------- */
+
+static size_t pool_round(size_t bytes)
+{
+    size_t granule = 256;
+    while (granule * 16 <= bytes)
+        granule *= 2; /* granule = 1/8 .. 1/16 of bytes */
+    return (bytes + granule - 1) / granule * granule;
+}
+
+/* Gives every free block back to CUDA (after the stream's queued work: a free block may
+ * still be read by a queued kernel). */
+static void pool_trim(cuda_ctx *ctx)
+{
+    cudaStreamSynchronize(ctx->stream);
+    int kept = 0;
+    for (int i = 0; i < ctx->pool_blocks; i++) {
+        if (ctx->pool[i].used) {
+            ctx->pool[kept++] = ctx->pool[i];
+        } else {
+            ctx->pool_bytes -= ctx->pool[i].bytes;
+            cuda_free_bytes(ctx->pool[i].p);
+        }
+    }
+    ctx->pool_blocks = kept;
+    g_trims++;
+}
+
+g16_status cuda_pool_alloc(cuda_ctx *ctx, void **dev, size_t bytes, const char *what)
+{
+    *dev = nullptr;
+    if (!ctx)
+        return status_fail(G16_ERR_INTERNAL, "cuda_pool_alloc without a context (%s)", what);
+    bytes = pool_round(bytes ? bytes : 1);
+    int best = -1;
+    for (int i = 0; i < ctx->pool_blocks; i++) {
+        const cuda_pool_block &b = ctx->pool[i];
+        if (!b.used && b.bytes >= bytes && (best < 0 || b.bytes < ctx->pool[best].bytes))
+            best = i;
+    }
+    if (best >= 0) {
+        ctx->pool[best].used = true;
+        *dev = ctx->pool[best].p;
+        return G16_OK;
+    }
+    if (ctx->pool_blocks == ctx->pool_cap) {
+        int cap = ctx->pool_cap ? 2 * ctx->pool_cap : 64;
+        cuda_pool_block *grown = (cuda_pool_block *)realloc(ctx->pool, cap * sizeof *grown);
+        if (!grown)
+            return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU pool: no host memory");
+        ctx->pool = grown;
+        ctx->pool_cap = cap;
+    }
+    g16_status st = cuda_alloc_bytes(ctx, dev, bytes, what);
+    if (st == G16_ERR_OUT_OF_MEMORY) {
+        pool_trim(ctx);
+        st = cuda_alloc_bytes(ctx, dev, bytes, what);
+    }
+    if (st)
+        return st;
+    ctx->pool[ctx->pool_blocks++] = cuda_pool_block{*dev, bytes, true};
+    ctx->pool_bytes += bytes;
+    return G16_OK;
+}
+
+void cuda_pool_release(cuda_ctx *ctx, void *dev)
+{
+    if (!dev)
+        return;
+    if (ctx)
+        for (int i = 0; i < ctx->pool_blocks; i++)
+            if (ctx->pool[i].p == dev) {
+                ctx->pool[i].used = false;
+                return;
+            }
+    cuda_free_bytes(dev); /* not from a pool */
+}
+
+/* --- what the contexts of a device share -------------------------------------------------- */
+
+struct cuda_device_shared {
+    std::mutex lock;
+    int refs = 0;
+    cuda_resident_entry resident[CUDA_MAX_RESIDENT];
+    int n_resident = 0;
+    size_t resident_bytes = 0;
+};
+
+static std::mutex g_shared_lock;
+static cuda_device_shared *g_shared[CUDA_MAX_DEVICES];
+
+static cuda_device_shared *shared_acquire(int device)
+{
+    std::lock_guard<std::mutex> guard(g_shared_lock);
+    if (!g_shared[device])
+        g_shared[device] = new (std::nothrow) cuda_device_shared();
+    if (g_shared[device])
+        g_shared[device]->refs++;
+    return g_shared[device];
+}
+
+static void shared_release(int device)
+{
+    std::lock_guard<std::mutex> guard(g_shared_lock);
+    cuda_device_shared *s = g_shared[device];
+    if (!s || --s->refs > 0)
+        return;
+    for (int i = 0; i < s->n_resident; i++)
+        cuda_free_bytes(s->resident[i].dev);
+    delete s;
+    g_shared[device] = nullptr;
 }
 
 cudaError_t cuda_copy(cuda_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
@@ -55,13 +193,18 @@ extern "C" g16_status cuda_ctx_create(cuda_ctx **out, int device)
     if (err != cudaSuccess || count == 0)
         return status_fail(G16_ERR_UNSUPPORTED, "no CUDA device: %s",
                            err != cudaSuccess ? cudaGetErrorString(err) : "count is 0");
-    if (device < 0 || device >= count)
+    if (device < 0 || device >= count || device >= CUDA_MAX_DEVICES)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "CUDA device %d does not exist (%d present)",
                            device, count);
     cuda_ctx *ctx = (cuda_ctx *)calloc(1, sizeof *ctx);
     if (!ctx)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "cuda_ctx_create: no memory");
     ctx->device = device;
+    ctx->shared = shared_acquire(device);
+    if (!ctx->shared) {
+        free(ctx);
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "cuda_ctx_create: no memory");
+    }
     cudaDeviceProp prop;
     g16_status st = G16_OK;
     if ((err = cudaSetDevice(device)) != cudaSuccess ||
@@ -87,10 +230,15 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     if (!ctx)
         return;
     cudaSetDevice(ctx->device);
+    if (ctx->stream)
+        cudaStreamSynchronize(ctx->stream);
     if (ctx->ntt_cache_free)
         ctx->ntt_cache_free(ctx->ntt_cache);
-    for (int i = 0; i < ctx->n_resident; i++)
-        cudaFree(ctx->resident[i].dev);
+    for (int i = 0; i < ctx->pool_blocks; i++)
+        cuda_free_bytes(ctx->pool[i].p);
+    free(ctx->pool);
+    if (ctx->shared)
+        shared_release(ctx->device);
     for (int i = 0; i < 8; i++)
         if (ctx->ev[i])
             cudaEventDestroy(ctx->ev[i]);
@@ -112,12 +260,15 @@ extern "C" int cuda_ctx_device(const cuda_ctx *ctx)
 extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const void *host,
                                         size_t bytes)
 {
-    for (int i = 0; i < ctx->n_resident; i++)
-        if (ctx->resident[i].host == host && ctx->resident[i].bytes == bytes) {
-            *dev = ctx->resident[i].dev;
+    cuda_device_shared *sh = ctx->shared;
+    std::lock_guard<std::mutex> guard(sh->lock); /* another worker on this device waits for
+                                                    the upload instead of making its own */
+    for (int i = 0; i < sh->n_resident; i++)
+        if (sh->resident[i].host == host && sh->resident[i].bytes == bytes) {
+            *dev = sh->resident[i].dev;
             return G16_OK;
         }
-    if (ctx->n_resident == CUDA_MAX_RESIDENT)
+    if (sh->n_resident == CUDA_MAX_RESIDENT)
         return status_fail(G16_ERR_UNSUPPORTED, "GPU %d: more than %d resident arrays",
                            ctx->device, CUDA_MAX_RESIDENT);
     void *d = nullptr;
@@ -127,31 +278,31 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
     if (bytes) {
         cudaError_t err = cuda_copy(ctx, d, host, bytes, cudaMemcpyHostToDevice);
         if (err != cudaSuccess) {
-            cudaFree(d);
+            cuda_free_bytes(d);
             return status_fail(G16_ERR_INTERNAL, "uploading %zu bytes to GPU %d: %s", bytes,
                                ctx->device, cudaGetErrorString(err));
         }
     }
-    ctx->resident[ctx->n_resident++] = cuda_resident_entry{host, bytes, d};
-    ctx->resident_bytes += bytes;
+    sh->resident[sh->n_resident++] = cuda_resident_entry{host, bytes, d};
+    sh->resident_bytes += bytes;
     *dev = d;
     return G16_OK;
 }
 
 extern "C" size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx)
 {
-    return ctx->resident_bytes;
+    std::lock_guard<std::mutex> guard(ctx->shared->lock);
+    return ctx->shared->resident_bytes;
 }
 
 extern "C" g16_status cuda_ctx_alloc(cuda_ctx *ctx, void **dev, size_t bytes)
 {
-    return cuda_alloc_bytes(ctx, dev, bytes ? bytes : 1, "scratch");
+    return cuda_pool_alloc(ctx, dev, bytes, "scratch");
 }
 
 extern "C" void cuda_ctx_release(cuda_ctx *ctx, void *dev)
 {
-    if (dev)
-        cudaFree(dev);
+    cuda_pool_release(ctx, dev);
 }
 
 extern "C" g16_status cuda_ctx_upload(cuda_ctx *ctx, void *dev, const void *host, size_t bytes)
@@ -160,10 +311,67 @@ extern "C" g16_status cuda_ctx_upload(cuda_ctx *ctx, void *dev, const void *host
     return G16_OK;
 }
 
+extern "C" g16_status cuda_ctx_upload_async(cuda_ctx *ctx, void *dev, const void *host, size_t bytes)
+{
+    CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
+    return G16_OK;
+}
+
+extern "C" g16_status cuda_ctx_sync(cuda_ctx *ctx)
+{
+    CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+    return G16_OK;
+}
+
 extern "C" g16_status cuda_ctx_download(cuda_ctx *ctx, void *host, const void *dev, size_t bytes)
 {
     CUDA_TRY(cuda_copy(ctx, host, dev, bytes, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
     return G16_OK;
+}
+
+extern "C" void cuda_ctx_sample_memory(cuda_ctx *ctx, cuda_memory_info *info)
+{
+    size_t free_b = 0, total_b = 0;
+    cudaSetDevice(ctx->device);
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && total_b - free_b > ctx->peak_device_used)
+        ctx->peak_device_used = total_b - free_b;
+    if (!info)
+        return;
+    info->device_total = total_b;
+    info->device_used = total_b - free_b;
+    info->device_peak_used = ctx->peak_device_used;
+    info->pool_bytes = ctx->pool_bytes;
+    info->resident_bytes = cuda_ctx_resident_bytes(ctx);
+}
+
+/* --- pinned host memory ------------------------------------------------------------------ */
+
+extern "C" g16_status cuda_host_alloc(void **host, size_t bytes)
+{
+    *host = nullptr;
+    cudaError_t err = cudaHostAlloc(host, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (err == cudaSuccess)
+        return G16_OK;
+    *host = nullptr;
+    cudaGetLastError();
+    return status_fail(G16_ERR_OUT_OF_MEMORY, "pinning %.2f GiB of host memory: %s",
+                       bytes / 1073741824.0, cudaGetErrorString(err));
+}
+
+extern "C" void cuda_host_free(void *host)
+{
+    if (host)
+        cudaFreeHost(host);
+}
+
+extern "C" bool cuda_host_is_pinned(const void *host)
+{
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, host) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return attr.type == cudaMemoryTypeHost;
 }
 
 /* --- arithmetic checks ------------------------------------------------------------------ */

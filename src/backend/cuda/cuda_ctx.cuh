@@ -15,15 +15,31 @@ struct cuda_resident_entry {
     void *dev;
 };
 
-enum { CUDA_MAX_RESIDENT = 64 };
+enum { CUDA_MAX_RESIDENT = 64, CUDA_MAX_DEVICES = 64 };
+
+/* What the contexts of one device share: the resident arrays, so that two workers on a
+ * device (each with its own context and stream) hold one copy of the key. Guarded by its
+ * mutex; created with the first context of the device, freed with the last. */
+struct cuda_device_shared;
+
+/* A device allocation held by a context's pool: given back to the pool, not to CUDA,
+ * when released, so that partitions after the first allocate nothing (cudaMalloc and
+ * cudaFree synchronise the whole device). */
+struct cuda_pool_block {
+    void *p;
+    size_t bytes;
+    bool used;
+};
 
 struct cuda_ctx {
     int device;
     cudaStream_t stream;
     char description[320];
-    cuda_resident_entry resident[CUDA_MAX_RESIDENT];
-    int n_resident;
-    size_t resident_bytes;
+    cuda_device_shared *shared;
+    cuda_pool_block *pool;
+    int pool_blocks, pool_cap;
+    size_t pool_bytes;       /* held by the pool, used or not */
+    size_t peak_device_used; /* device-wide used bytes, sampled (cuda_ctx_sample_memory) */
     /* Timing events, reused by every operation. */
     cudaEvent_t ev[8];
     /* The NTT's per-size twiddle tables (cuda_ntt.cu), freed with the context. */
@@ -31,29 +47,38 @@ struct cuda_ctx {
     void (*ntt_cache_free)(void *);
 };
 
-/* cudaMalloc with a clear out-of-memory message naming the sizes. */
+/* cudaMalloc / cudaFree, counted (cuda_alloc_counts): only start-up, first-use and
+ * teardown paths call these. cuda_alloc_bytes gives a clear out-of-memory message naming
+ * the sizes. */
 g16_status cuda_alloc_bytes(cuda_ctx *ctx, void **dev, size_t bytes, const char *what);
+void cuda_free_bytes(void *dev);
 
-/* A device buffer freed on every path (scope exit). */
+/* Scratch from the context's pool (see cuda_pool_block): the smallest free block that
+ * fits (sizes are rounded up to 1/8 of their power of two, so that partitions whose
+ * sizes differ a little reuse the same blocks), else a new one. Blocks are reused in the
+ * context's stream order, which is why a released block may be handed out again while
+ * kernels that used it are still queued. When the device is full, the pool's free blocks
+ * are given back to CUDA and the allocation is tried again (a trim: counted). */
+g16_status cuda_pool_alloc(cuda_ctx *ctx, void **dev, size_t bytes, const char *what);
+void cuda_pool_release(cuda_ctx *ctx, void *dev);
+
+/* A device buffer from the context's pool, released on every path (scope exit). */
 template <class T>
 struct dev_buf {
     T *p = nullptr;
     size_t count = 0;
+    cuda_ctx *ctx = nullptr;
     dev_buf() = default;
     dev_buf(const dev_buf &) = delete;
     dev_buf &operator=(const dev_buf &) = delete;
-    ~dev_buf()
+    ~dev_buf() { cuda_pool_release(ctx, p); }
+    g16_status alloc(cuda_ctx *c, size_t n, const char *what)
     {
-        if (p)
-            cudaFree(p);
-    }
-    g16_status alloc(cuda_ctx *ctx, size_t n, const char *what)
-    {
-        if (p)
-            cudaFree(p);
+        cuda_pool_release(ctx, p);
         p = nullptr;
+        ctx = c;
         count = n;
-        return cuda_alloc_bytes(ctx, (void **)&p, n ? n * sizeof(T) : 1, what);
+        return cuda_pool_alloc(ctx, (void **)&p, n ? n * sizeof(T) : 1, what);
     }
 };
 

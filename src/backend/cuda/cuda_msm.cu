@@ -330,7 +330,9 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         CUDA_TRY(cudaMemcpyAsync(&counts[k], pos.p + n, sizeof(uint32_t), cudaMemcpyDeviceToHost, st),
                  G16_ERR_INTERNAL);
         CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
-        if ((s = lists[k]->alloc(ctx, counts[k] ? counts[k] : 1, "MSM index lists")))
+        /* n + 1 entries, not counts[k]: the pool then hands out the same block to every
+         * partition whatever its scalar mix. */
+        if ((s = lists[k]->alloc(ctx, n + 1, "MSM index lists")))
             return s;
         k_scatter<<<blocks_for(n, 256), 256, 0, st>>>(lists[k]->p, flags[k], pos.p, n);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);

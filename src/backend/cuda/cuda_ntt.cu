@@ -402,7 +402,7 @@ void cache_release_buffer(const ntt_cache *c, void *p)
     if (c->host)
         free(p);
     else
-        cudaFree(p);
+        cuda_free_bytes(p);
 }
 
 void ntt_cache_release(void *p)

@@ -1,0 +1,182 @@
+/* The pipeline on the GPU (needs a CUDA device; exit 77, skipped, without one):
+ *
+ * - Two jobs (3 then 4 partitions of the synthetic circuit at 2^14 with its
+ *   density-compressed key, so the device gathers A's and B's scalars) through two GPU
+ *   workers on each device: for fixed r, s every proof and public input equals proving
+ *   the same partitions one by one on the CPU.
+ * - The steady state allocates nothing on the device: cudaMalloc, cudaFree and pool trims
+ *   counted after the first job stay the same through the second (every device buffer comes
+ *   from the workers' pools, the key is resident, the host slots pinned once).
+ * - The development setup with the GPU's fixed-base products makes the CPU's key.
+ * - The figures the pipeline reports: workers per device, peak device memory, the key
+ *   resident; pinned host buffers are pinned (and plain ones are not). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "circuit/synthetic.h"
+#include "circuit_key.h"
+#include "harness.h"
+#include "pipeline/pipeline.h"
+
+enum { N_TARGET = 1 << 14, N_PUBLIC = 3, MAX_PARTS = 4, TIMEOUT_S = 600 };
+
+static fr_t g_r, g_s;
+static groth16_prove_options g_fixed = {.fixed_r = &g_r, .fixed_s = &g_s};
+
+typedef struct {
+    synthetic_params params[MAX_PARTS];
+    const void *ptrs[MAX_PARTS];
+    size_t n;
+    job_t *job;
+} test_job;
+
+static g16_status circuit(cs_t *cs, const void *p) { return synthetic_circuit(cs, p); }
+
+static bool make_job(test_job *tj, const test_circuit_key *k, int32_t id, size_t n, uint64_t seed)
+{
+    memset(tj, 0, sizeof *tj);
+    tj->n = n;
+    for (size_t p = 0; p < n; p++) {
+        tj->params[p] = (synthetic_params){.n_constraints = N_TARGET, .n_public = N_PUBLIC,
+                                           .seed = seed + p};
+        tj->ptrs[p] = &tj->params[p];
+    }
+    job_config cfg = {.circuit = circuit, .params = tj->ptrs, .n_partitions = n,
+                      .n_public = N_PUBLIC, .n_constraints = k->mat.n_constraints,
+                      .pk = &k->pk, .vk = &k->vk, .prove_opts = &g_fixed, .id = id};
+    return CHECK(job_create(&tj->job, &cfg) == G16_OK);
+}
+
+/* The job's proofs equal the CPU's, partition by partition (job_prove_all with the same
+ * fixed r, s and the job's own prove options: the CPU). */
+static void check_equals_cpu(const test_circuit_key *k, const test_job *tj)
+{
+    job_config cfg = *job_get_config(tj->job);
+    job_t *seq = NULL;
+    if (!CHECK(job_create(&seq, &cfg) == G16_OK))
+        return;
+    CHECK(job_prove_all(seq) == G16_OK);
+    for (size_t p = 0; p < tj->n; p++) {
+        const job_result *a = job_get_result(tj->job, p), *b = job_get_result(seq, p);
+        CHECK(a->state == JOB_PARTITION_PROVED && a->status == G16_OK);
+        CHECK(memcmp(&a->proof, &b->proof, sizeof a->proof) == 0);
+        CHECK(memcmp(a->public_inputs, b->public_inputs, N_PUBLIC * sizeof(fr_t)) == 0);
+    }
+    job_free(seq);
+}
+
+static bool run_job(pipeline *pl, const test_circuit_key *k, int32_t id, size_t n, uint64_t seed)
+{
+    test_job tj;
+    pipeline_job *pj = NULL;
+    if (!make_job(&tj, k, id, n, seed))
+        return false;
+    bool ok = CHECK(pipeline_submit(pl, &pj, tj.job) == G16_OK) &&
+              CHECK(pipeline_wait(pl, pj) == G16_OK);
+    if (!ok)
+        fprintf(stderr, "  job %d: %s\n", (int)id, g16_last_error());
+    if (pj)
+        pipeline_job_release(pl, pj);
+    if (ok)
+        check_equals_cpu(k, &tj);
+    job_free(tj.job);
+    return ok;
+}
+
+/* The development setup with its fixed-base products on the GPU makes the CPU's key, point
+ * for point, for the same trapdoor. */
+static void test_setup_on_gpu(const test_circuit_key *k)
+{
+    backend *be = NULL;
+    if (!CHECK(backend_cuda_open(&be, 0) == G16_OK))
+        return;
+    fr_t trapdoor[4];
+    for (int i = 0; i < 4; i++)
+        test_random_fr(&trapdoor[i]);
+    groth16_setup_key cpu = {0}, gpu = {0};
+    groth16_setup_accel accel;
+    backend_setup_accel(be, &accel);
+    CHECK(accel.g1_batch && accel.g2_batch);
+    if (CHECK(groth16_setup_with_trapdoor(&cpu, &k->mat, trapdoor, NULL) == G16_OK) &&
+        CHECK(groth16_setup_with_trapdoor_accelerated(&gpu, &k->mat, trapdoor, NULL, &accel) ==
+              G16_OK)) {
+        CHECK(cpu.n_a == gpu.n_a && cpu.n_b == gpu.n_b && cpu.n_vars == gpu.n_vars);
+        size_t np = cpu.n_public, n_priv = cpu.n_vars - np - 1;
+        CHECK(memcmp(cpu.a, gpu.a, cpu.n_a * sizeof *cpu.a) == 0);
+        CHECK(memcmp(cpu.b1, gpu.b1, cpu.n_b * sizeof *cpu.b1) == 0);
+        CHECK(memcmp(cpu.b2, gpu.b2, cpu.n_b * sizeof *cpu.b2) == 0);
+        CHECK(memcmp(cpu.ic, gpu.ic, (np + 1) * sizeof *cpu.ic) == 0);
+        CHECK(memcmp(cpu.c, gpu.c, n_priv * sizeof *cpu.c) == 0);
+        CHECK(memcmp(cpu.h, gpu.h, cpu.domain_size * sizeof *cpu.h) == 0);
+    }
+    groth16_setup_key_free(&cpu);
+    groth16_setup_key_free(&gpu);
+    backend_close(be);
+}
+
+static void test_pinned(void)
+{
+    void *p = NULL, *q = NULL;
+    CHECK(backend_host_alloc(&p, 1 << 20, true) == G16_OK);
+    CHECK(backend_host_alloc(&q, 1 << 20, false) == G16_OK);
+#ifdef G16_HAVE_CUDA
+    CHECK(p && cuda_host_is_pinned(p));
+    CHECK(q && !cuda_host_is_pinned(q));
+#endif
+    backend_host_free(p, true);
+    backend_host_free(q, false);
+}
+
+int main(void)
+{
+    test_init("test_cuda_pipeline");
+    alarm(TIMEOUT_S);
+    if (backend_cuda_device_count() == 0) {
+        printf("test_cuda_pipeline: SKIPPED (no CUDA device)\n");
+        return 77;
+    }
+    test_random_fr(&g_r);
+    test_random_fr(&g_s);
+    test_pinned();
+    test_circuit_key k;
+    synthetic_params shape = {.n_constraints = N_TARGET, .n_public = N_PUBLIC};
+    if (!test_circuit_key_make(&k, circuit, &shape, N_PUBLIC))
+        return test_finish();
+    CHECK(k.pk.density_a != NULL && k.pk.density_b != NULL); /* the gathers run */
+    test_setup_on_gpu(&k);
+    pipeline_config cfg = {.backend = "cuda", .key = &k.pk, .synth_threads = 2,
+                           .gpu_workers = 2};
+    pipeline *pl = NULL;
+    if (!CHECK(pipeline_create(&pl, &cfg) == G16_OK)) {
+        fprintf(stderr, "  pipeline_create: %s\n", g16_last_error());
+        test_circuit_key_free(&k);
+        return test_finish();
+    }
+    printf("  %s\n", pipeline_describe(pl));
+    CHECK(strstr(pipeline_describe(pl), "2 workers each") != NULL);
+    if (run_job(pl, &k, 0, 3, 100)) {
+        unsigned long long m0, f0, t0, m1, f1, t1;
+        cuda_alloc_counts(&m0, &f0, &t0);
+        run_job(pl, &k, 1, 4, 200);
+        cuda_alloc_counts(&m1, &f1, &t1);
+        printf("  device allocations after job 0: %llu mallocs, %llu frees, %llu trims; "
+               "after job 1: %llu, %llu, %llu\n", m0, f0, t0, m1, f1, t1);
+        CHECK(m1 == m0 && f1 == f0 && t1 == t0);
+    }
+    pipeline_stats st;
+    pipeline_stats_get(pl, &st);
+    CHECK(st.gpu_devices >= 1 && st.gpu_workers_per_device == 2);
+    CHECK(st.prover_workers == 2 * st.gpu_devices);
+    CHECK(st.partitions_proved == 7);
+    CHECK(st.device_peak_bytes > st.device_resident_bytes && st.device_resident_bytes > 0);
+    CHECK(st.device_pool_bytes > 0);
+    printf("  device peak %.1f MiB, key resident %.1f MiB, pool %.1f MiB\n",
+           st.device_peak_bytes / 1048576.0, st.device_resident_bytes / 1048576.0,
+           st.device_pool_bytes / 1048576.0);
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+    pipeline_free(pl);
+    test_circuit_key_free(&k);
+    return test_finish();
+}
