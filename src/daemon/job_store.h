@@ -112,7 +112,8 @@ g16_status store_fail(job_store *store, int64_t id, const char *owner, const cha
  * is no such job; a job already finished is left as it is (G16_OK, *found true). */
 g16_status store_cancel(job_store *store, bool *found, int64_t id, const char *reason);
 
-/* Puts owner's running jobs back in the queue (lease cleared, attempts kept): a daemon
+/* Puts owner's running jobs back in the queue (lease, started and progress cleared,
+ * attempts kept; they keep their age, so they come before newer jobs): a daemon
  * shutting down on SIGTERM that does not finish its work. *count = jobs re-queued. */
 g16_status store_requeue_owner(job_store *store, size_t *count, const char *owner);
 
