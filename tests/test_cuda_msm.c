@@ -184,6 +184,16 @@ static void check_partition(const char *name)
                "G2 MSM %.1f ms\n", name, (size_t)key.domain_size, stats.ms_upload, stats.ms_h,
                stats.ms_msm_g1, stats.ms_msm_g2);
     }
+    /* The same with the B2 MSM on the CPU beside the device (g2_on_cpu). */
+    groth16_proof p_split;
+    fr_t *in_split = NULL;
+    gpu_opts.g2_on_cpu = true;
+    st = groth16_prove_zkey(&p_split, &in_split, NULL, &key, &wit, &gpu_opts);
+    if (!CHECK(st == G16_OK))
+        printf("  %s (G2 on the CPU): %s\n", name, g16_last_error());
+    else if (!CHECK(memcmp(&p_cpu, &p_split, sizeof p_cpu) == 0))
+        printf("  %s: the proof with G2 on the CPU differs from the CPU's\n", name);
+    free(in_split);
     free(in_cpu);
     free(in_gpu);
     wtns_close(&wit);

@@ -172,6 +172,17 @@ int main(void)
     }
     pipeline_stats st;
     pipeline_stats_get(pl, &st);
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+    pipeline_free(pl);
+    /* The B2 MSM on the CPU beside the device (g2_on_cpu): the same proofs. */
+    pipeline_config split = cfg;
+    split.g2_on_cpu = true;
+    pl = NULL;
+    if (CHECK(pipeline_create(&pl, &split) == G16_OK)) {
+        run_job(pl, &k, 2, 2, 300);
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+    }
     CHECK(st.gpu_devices >= 1 && st.gpu_workers_per_device == 2);
     CHECK(st.prover_workers == 2 * st.gpu_devices);
     CHECK(st.partitions_proved == 7);
@@ -180,8 +191,6 @@ int main(void)
     printf("  device peak %.1f MiB, key resident %.1f MiB, pool %.1f MiB\n",
            st.device_peak_bytes / 1048576.0, st.device_resident_bytes / 1048576.0,
            st.device_pool_bytes / 1048576.0);
-    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
-    pipeline_free(pl);
     test_circuit_key_free(&k);
     return test_finish();
 }

@@ -4,6 +4,7 @@
  * - Several jobs at once (2 synthesis threads, 2 CPU prover workers, 2 finalize threads):
  *   for fixed r and s every proof and its public inputs equal those of proving the same
  *   partitions one by one (job_prove_all); the buffer pool allocates only at start-up.
+ * - The B2 MSM on a thread of its own (g2_on_cpu): the same proofs.
  * - Cancellation: a job cancelled while one of its partitions is in synthesis (held at a
  *   gate) finishes as cancelled, keeps the partition proved before, never synthesizes the
  *   later ones; a job cancelled before it started synthesizes nothing; the others finish.
@@ -224,6 +225,29 @@ static void test_concurrent_jobs(const test_key *k)
     CHECK(st.synth_busy_ms > 0 && st.prove_busy_ms > 0 && st.finalize_busy_ms > 0);
     CHECK(st.peak_admitted_bytes <= st.host_budget &&
           st.peak_admitted_bytes <= st.slots * st.partition_bytes);
+    CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+    pipeline_free(pl);
+}
+
+/* groth16_prove_options.g2_on_cpu through the pipeline: each B2 MSM on a thread of its
+ * own beside the rest of the proof gives the same proofs. */
+static void test_g2_on_cpu(const test_key *k)
+{
+    pipeline_config cfg = {.backend = "cpu", .key = &k->pk, .synth_threads = 2,
+                           .cpu_workers = 2, .g2_on_cpu = true};
+    pipeline *pl = NULL;
+    if (!CHECK(pipeline_create(&pl, &cfg) == G16_OK))
+        return;
+    test_job tj;
+    pipeline_job *pj = NULL;
+    if (make_job(&tj, k, 7, 3, 7000)) {
+        if (CHECK(pipeline_submit(pl, &pj, tj.job) == G16_OK)) {
+            CHECK(pipeline_wait(pl, pj) == G16_OK);
+            check_equals_sequential(k, &tj);
+            pipeline_job_release(pl, pj);
+        }
+        job_free(tj.job);
+    }
     CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
     pipeline_free(pl);
 }
@@ -594,6 +618,7 @@ int main(void)
         return test_finish();
     if (make_key(&big, 2 * N_TARGET)) {
         test_concurrent_jobs(&k);
+        test_g2_on_cpu(&k);
         test_cancel(&k);
         test_failures(&k);
         test_shutdown(&k);

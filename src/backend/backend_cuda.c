@@ -238,10 +238,12 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     trace_msm(dev, "MSM_C", &info);
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
-    if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dzb, nb, mont)))
-        goto out;
-    trace_msm(dev, "MSM_B2", &info);
-    stats->ms_msm_g2 += clock_ms() - t;
+    if (!out->b2_elsewhere) { /* else the CPU computes it meanwhile (g2_on_cpu) */
+        if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dzb, nb, mont)))
+            goto out;
+        trace_msm(dev, "MSM_B2", &info);
+        stats->ms_msm_g2 += clock_ms() - t;
+    }
 out:
     /* Back to the pool; a failed partition may leave work queued on the stream, which
      * must finish before the blocks are handed out again to another stream's user. */

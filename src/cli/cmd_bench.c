@@ -77,11 +77,11 @@ static int usage(void)
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
             "         [--provers W] [--mem-budget BYTES] [--synth-cost K] [--public K]\n"
             "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
-            "         [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n"
+            "         [--backend cpu|cuda|auto] [--g2-cpu] [--trace FILE] [--timeline]\n"
             "       g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [-c/--count N]\n"
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
             "         [--provers W] [--mem-budget BYTES] [--proofs FILE] [--out DIR]\n"
-            "         [--backend cpu|cuda|auto] [--trace FILE] [--timeline]\n"
+            "         [--backend cpu|cuda|auto] [--g2-cpu] [--trace FILE] [--timeline]\n"
             "         (N jobs, each of one partition per witness file)\n");
     return 2;
 }
@@ -272,6 +272,8 @@ int cmd_bench(int argc, char **argv)
             key_path = argv[++i];
         else if (!strcmp(a, "--out") && v)
             ro.out_dir = argv[++i];
+        else if (!strcmp(a, "--g2-cpu"))
+            ro.g2_on_cpu = true;
         else if (!strcmp(a, "--synth-only"))
             synth_only = true;
         else if (!strcmp(a, "--backend") && v)

@@ -25,7 +25,7 @@ int cmd_prove(int argc, char **argv)
 {
     const char *paths[4] = {NULL, NULL, NULL, NULL};
     static const char *flags[4] = {"--zkey", "--wtns", "--proof", "--public"};
-    bool verify = true, quiet = false, timeline = false;
+    bool verify = true, quiet = false, timeline = false, g2_on_cpu = false;
     const char *backend_name = "auto";
     const char *trace_path = NULL;
     int positional = 0;
@@ -48,6 +48,8 @@ int cmd_prove(int argc, char **argv)
             trace_path = argv[++i];
         else if (!strcmp(argv[i], "--timeline"))
             timeline = true;
+        else if (!strcmp(argv[i], "--g2-cpu"))
+            g2_on_cpu = true;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "g16 prove: unknown option %s\n", argv[i]);
             return 2;
@@ -65,7 +67,7 @@ int cmd_prove(int argc, char **argv)
         if (!paths[k]) {
             fprintf(stderr, "usage: g16 prove <circuit.zkey> <witness.wtns> <proof.json> "
                             "<public.json> [--no-verify] [--threads N] [--backend cpu|cuda|auto] "
-                            "[--quiet] [--trace FILE] [--timeline]\n");
+                            "[--g2-cpu] [--quiet] [--trace FILE] [--timeline]\n");
             return 2;
         }
 
@@ -85,6 +87,7 @@ int cmd_prove(int argc, char **argv)
     }
     groth16_prove_options opts = {0};
     backend_prove_options(be, &opts);
+    opts.g2_on_cpu = g2_on_cpu;
     groth16_proof proof;
     fr_t *inputs = NULL;
     groth16_prove_stats stats;

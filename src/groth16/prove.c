@@ -1,5 +1,7 @@
 #include "prove.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +142,64 @@ g16_status groth16_assemble(groth16_proof *proof, const groth16_prover_key *pk,
     return G16_OK;
 }
 
+/* The B2 MSM on a thread of its own (groth16_prove_options.g2_on_cpu). It reads only the
+ * witness, which the rest of the proof does not change. */
+typedef struct {
+    pthread_t tid;
+    bool running;
+    const groth16_prover_key *pk;
+    const fr_t *z;
+    const uint8_t *z_bytes;
+    int32_t job, partition; /* the caller's timeline context */
+    g2_jac_t b2;
+    double ms;
+    g16_status st;
+    char error[256]; /* g16_last_error() is per thread: the caller gets it from here */
+} g2_task;
+
+static void *g2_task_main(void *arg)
+{
+    g2_task *t = arg;
+    trace_context_set(t->job, t->partition);
+    double t0 = clock_ms();
+    uint64_t span = trace_begin();
+    msm_scalars *zb = NULL;
+    t->st = query_scalars(&zb, t->pk->density_b, t->pk->n_b, t->z, t->z_bytes, t->pk->n_vars);
+    if (!t->st)
+        t->st = msm_g2_run(&t->b2, t->pk->b2, zb);
+    if (t->st)
+        snprintf(t->error, sizeof t->error, "%s", g16_last_error());
+    msm_scalars_free(zb);
+    trace_end(span, TRACE_KERNEL, "MSM_B2 (CPU)");
+    t->ms = clock_ms() - t0;
+    return NULL;
+}
+
+static g16_status g2_task_start(g2_task *t, const groth16_prover_key *pk, const fr_t *z,
+                                const uint8_t *z_bytes)
+{
+    *t = (g2_task){.pk = pk, .z = z, .z_bytes = z_bytes};
+    trace_context_get(&t->job, &t->partition);
+    if (pthread_create(&t->tid, NULL, g2_task_main, t) != 0)
+        return status_fail(G16_ERR_INTERNAL, "cannot start a thread for the G2 MSM");
+    t->running = true;
+    return G16_OK;
+}
+
+/* Waits for the task (a no-op when none was started) and takes its result. */
+static g16_status g2_task_join(g2_task *t, g2_jac_t *b2, groth16_prove_stats *stats)
+{
+    if (!t->running)
+        return G16_OK;
+    pthread_join(t->tid, NULL);
+    t->running = false;
+    if (t->st)
+        return status_fail(t->st, "%s", t->error);
+    *b2 = t->b2;
+    stats->ms_msm_g2 += t->ms;
+    return G16_OK;
+}
+
 g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
                                const groth16_prover_key *pk, const fr_t *z,
                                const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
@@ -152,10 +212,20 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     double t;
     uint64_t trace_prove = trace_begin(), trace_stage = trace_begin();
 
+    bool g2_apart = opts && opts->g2_on_cpu;
+    g2_task g2 = {0};
+    if (g2_apart && (st = g2_task_start(&g2, pk, z, z_bytes))) {
+        trace_end(trace_prove, TRACE_PROVE, "");
+        return st;
+    }
     if (opts && opts->partition) {
         /* The backend records its own stages (H, uploads, each MSM) in the timeline. */
-        groth16_msm_results res;
-        if (!(st = opts->partition(opts->partition_ctx, &res, stats, pk, z, z_bytes, a, b, c))) {
+        groth16_msm_results res = {.b2_elsewhere = g2_apart};
+        st = opts->partition(opts->partition_ctx, &res, stats, pk, z, z_bytes, a, b, c);
+        g16_status st_g2 = g2_task_join(&g2, &res.b2, stats); /* joined on every path */
+        if (!st)
+            st = st_g2;
+        if (!st) {
             trace_stage = trace_begin();
             st = groth16_assemble(proof, pk, &res, opts);
             trace_end(trace_stage, TRACE_FINALIZE, "assemble");
@@ -200,19 +270,25 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
         (st = msm_g1_stage(&msm_h, pk->h, hs, "MSM_H")))
         goto out;
     stats->ms_msm_g1 += clock_ms() - t;
-    t = clock_ms();
-    trace_stage = trace_begin();
-    if ((st = msm_g2_run(&msm_b2, pk->b2, zb)))
-        goto out;
-    stats->ms_msm_g2 += clock_ms() - t;
-    trace_end(trace_stage, TRACE_KERNEL, "MSM_B2");
+    if (g2_apart) {
+        if ((st = g2_task_join(&g2, &msm_b2, stats)))
+            goto out;
+    } else {
+        t = clock_ms();
+        trace_stage = trace_begin();
+        if ((st = msm_g2_run(&msm_b2, pk->b2, zb)))
+            goto out;
+        stats->ms_msm_g2 += clock_ms() - t;
+        trace_end(trace_stage, TRACE_KERNEL, "MSM_B2");
+    }
 
     /* 4. Blinding and assembly. */
     trace_stage = trace_begin();
-    groth16_msm_results res = {msm_a, msm_b1, msm_c, msm_h, msm_b2};
+    groth16_msm_results res = {msm_a, msm_b1, msm_c, msm_h, msm_b2, false};
     st = groth16_assemble(proof, pk, &res, opts);
     trace_end(trace_stage, TRACE_FINALIZE, "assemble");
 out:
+    g2_task_join(&g2, &msm_b2, stats); /* after a failure: the thread must not outlive z */
     msm_scalars_free(zs);
     msm_scalars_free(zb_own);
     msm_scalars_free(z_aux);

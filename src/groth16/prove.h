@@ -45,6 +45,11 @@ typedef struct {
     /* When set, steps 2-3 run there instead of on the CPU (the backend layer sets it). */
     groth16_partition_fn partition;
     void *partition_ctx;
+    /* The B2 MSM (G2) on the CPU, on a thread of its own, concurrently with the rest of
+     * steps 2-3: with a GPU backend while the device computes H and the G1 MSMs (the
+     * partition is told to leave B2 alone); on the CPU it runs beside them, sharing the
+     * thread pool. The proof is the same either way. */
+    bool g2_on_cpu;
 } groth16_prove_options;
 
 /* The points a prover reads, wherever they live (a mapped .zkey or native key, a key made
@@ -84,6 +89,9 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
 typedef struct groth16_msm_results_s {
     g1_jac_t a, b1, c, h; /* A.z, B1.z, C.z_aux, H.h */
     g2_jac_t b2;          /* B2.z */
+    /* In, for a partition function: set by the caller, which computes b2 itself
+     * (groth16_prove_options.g2_on_cpu); the partition then leaves b2 alone. */
+    bool b2_elsewhere;
 } groth16_msm_results;
 
 /* Step 4: draws r, s (or takes opts' fixed ones) and assembles the proof from the MSMs. */

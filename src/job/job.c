@@ -217,6 +217,7 @@ g16_status job_prove_synthesized(job_t *job, size_t p, job_buffers *bufs,
     if (route) {
         opts.partition = route->partition;
         opts.partition_ctx = route->partition_ctx;
+        opts.g2_on_cpu = route->g2_on_cpu;
     }
     status_clear();
     stage(job, p, "proving");

@@ -553,6 +553,7 @@ static void *prover_main(void *arg)
         return NULL;
     groth16_prove_options route = {0};
     backend_prove_options(w->be, &route);
+    route.g2_on_cpu = pl->cfg.g2_on_cpu;
     wait_span ws = {0};
     pl_lock(pl);
     for (;;) {

@@ -116,6 +116,9 @@ typedef struct {
     unsigned finalize_threads; /* 0 = 1 */
     uint64_t host_budget;      /* bytes; 0 = pipeline_default_host_budget() */
     uint64_t device_budget;    /* bytes per device; 0 = the device's memory (see above) */
+    bool g2_on_cpu;            /* each proof's B2 MSM on the CPU, on a thread of its own,
+                                  while the prover worker's backend does the rest
+                                  (groth16_prove_options.g2_on_cpu) */
     unsigned gpu_workers;      /* prover workers per device (CUDA); 0 = 2, fewer when the
                                   device budget cannot hold the key and that many
                                   partitions */
