@@ -19,7 +19,6 @@
 #include "circuit/synthetic.h"
 #include "daemon_internal.h"
 #include "io/snarkjs_json.h"
-#include "io/wtns.h"
 #include "job/job.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -59,7 +58,6 @@ typedef struct {
     daemon_state *d;
     inflight *slot;
     job_store *store; /* this worker's own handle (job_store.h: one thread per handle) */
-    backend *be;      /* zkey jobs: opened on first use */
     pthread_t thread;
 } worker;
 
@@ -139,38 +137,31 @@ static bool result_finish(json_t *result, const groth16_vk *vk, const char *kind
            !json_object_set_new(result, "backend", json_string(backend_desc));
 }
 
-static void run_native(worker *w, outcome *o, json_t *req)
+/* Runs a job whose source the caller filled in (jc: source and its fields) through the
+ * pipeline of its key, native or zkey alike: stages and per-partition progress as
+ * partitions finish, cancellation through slot->pj, and the result. witnesses: the zkey
+ * request's paths as given, to name a failed witness; NULL for native jobs. */
+static void run_pipeline(worker *w, outcome *o, key_handle *kh, job_config *jc,
+                         const char *kind, const char *const *witnesses)
 {
     daemon_state *d = w->d;
     inflight *slot = w->slot;
-    size_t n = (size_t)json_integer_value(json_object_get(req, "constraints"));
-    size_t k = (size_t)json_integer_value(json_object_get(req, "public"));
     size_t parts = slot->partitions;
-    uint64_t seed = (uint64_t)json_integer_value(json_object_get(req, "seed"));
-    key_handle *kh = NULL;
     pipeline *pl = NULL;
     pipeline_job *pj = NULL;
     job_t *job = NULL;
-    synthetic_params *params = calloc(parts, sizeof *params);
-    const void **ptrs = calloc(parts, sizeof *ptrs);
-    if (!params || !ptrs) {
-        outcome_fail(o, G16_ERR_OUT_OF_MEMORY, "out of memory for %zu partitions", parts);
-        goto out;
-    }
-    if (key_cache_acquire(d->keys, &kh, slot->key) || key_cache_pipeline(d->keys, &pl, kh)) {
+    if (key_cache_pipeline(d->keys, &pl, kh)) {
         outcome_fail(o, G16_ERR_IO, "key %s: %s", slot->key, g16_last_error());
-        goto out;
+        return;
     }
-    /* Partition p of a job with seed S is the synthetic circuit with seed S + p. */
-    for (size_t p = 0; p < parts; p++) {
-        params[p] = (synthetic_params){.n_constraints = n, .n_public = k, .seed = seed + p};
-        ptrs[p] = &params[p];
-    }
-    job_config jc = {.circuit = synthetic_circuit, .params = ptrs, .n_partitions = parts,
-                     .n_public = k, .n_constraints = kh->n_constraints, .pk = kh->pk,
-                     .vk = kh->vk, .on_stage = on_stage, .ctx = slot,
-                     .id = (int32_t)(slot->id & 0x7fffffff)};
-    if (job_create(&job, &jc) || pipeline_submit(pl, &pj, job)) {
+    jc->n_partitions = parts;
+    jc->n_public = kh->n_public;
+    jc->pk = kh->pk;
+    jc->vk = kh->vk;
+    jc->on_stage = on_stage;
+    jc->ctx = slot;
+    jc->id = (int32_t)(slot->id & 0x7fffffff);
+    if (job_create(&job, jc) || pipeline_submit(pl, &pj, job)) {
         outcome_fail(o, G16_ERR_INTERNAL, "%s", g16_last_error());
         goto out;
     }
@@ -193,7 +184,16 @@ static void run_native(worker *w, outcome *o, json_t *req)
     }
     g16_status st = pipeline_wait(pl, pj);
     if (st) {
-        outcome_fail(o, st, "%s", g16_last_error());
+        /* The pipeline's message names the partition; a zkey client knows it by its file. */
+        size_t failed = parts;
+        for (size_t p = 0; witnesses && p < parts && failed == parts; p++)
+            if (job_get_result(job, p)->state == JOB_PARTITION_FAILED)
+                failed = p;
+        if (failed < parts)
+            outcome_fail(o, st, "witness %zu (%s): %s", failed, witnesses[failed],
+                         g16_last_error());
+        else
+            outcome_fail(o, st, "%s", g16_last_error());
         goto out;
     }
     if (!(o->result = result_new())) {
@@ -202,12 +202,12 @@ static void run_native(worker *w, outcome *o, json_t *req)
     }
     for (size_t p = 0; p < parts; p++) {
         const job_result *r = job_get_result(job, p);
-        if (!result_add(o->result, &r->proof, r->public_inputs, k)) {
+        if (!result_add(o->result, &r->proof, r->public_inputs, kh->n_public)) {
             outcome_fail(o, G16_ERR_OUT_OF_MEMORY, "result");
             goto out;
         }
     }
-    if (!result_finish(o->result, kh->vk, "native", slot->key, pipeline_describe(pl)))
+    if (!result_finish(o->result, kh->vk, kind, slot->key, pipeline_describe(pl)))
         outcome_fail(o, G16_ERR_OUT_OF_MEMORY, "result");
 out:
     if (pj) {
@@ -218,74 +218,68 @@ out:
         pipeline_job_release(pl, pj);
     }
     job_free(job);
-    key_cache_release(d->keys, kh);
+}
+
+static void run_native(worker *w, outcome *o, json_t *req, key_handle *kh)
+{
+    size_t n = (size_t)json_integer_value(json_object_get(req, "constraints"));
+    size_t parts = w->slot->partitions;
+    uint64_t seed = (uint64_t)json_integer_value(json_object_get(req, "seed"));
+    synthetic_params *params = calloc(parts, sizeof *params);
+    const void **ptrs = calloc(parts, sizeof *ptrs);
+    if (!params || !ptrs) {
+        outcome_fail(o, G16_ERR_OUT_OF_MEMORY, "out of memory for %zu partitions", parts);
+        goto out;
+    }
+    /* Partition p of a job with seed S is the synthetic circuit with seed S + p. */
+    for (size_t p = 0; p < parts; p++) {
+        params[p] = (synthetic_params){.n_constraints = n, .n_public = kh->n_public,
+                                       .seed = seed + p};
+        ptrs[p] = &params[p];
+    }
+    job_config jc = {.source = JOB_SOURCE_NATIVE, .circuit = synthetic_circuit,
+                     .params = ptrs, .n_constraints = kh->n_constraints};
+    run_pipeline(w, o, kh, &jc, "native", NULL);
+out:
     free(params);
     free(ptrs);
 }
 
-static void run_zkey(worker *w, outcome *o, json_t *req)
+static void run_zkey(worker *w, outcome *o, json_t *req, key_handle *kh)
 {
     daemon_state *d = w->d;
-    inflight *slot = w->slot;
     json_t *paths = json_object_get(req, "witnesses");
-    key_handle *kh = NULL;
-    if (key_cache_acquire(d->keys, &kh, slot->key)) {
-        outcome_fail(o, G16_ERR_IO, "key %s: %s", slot->key, g16_last_error());
-        return;
-    }
-    groth16_prove_options opts = {0};
-    if (!w->be && backend_open(&w->be, d->cfg->backend)) {
-        outcome_fail(o, G16_ERR_UNSUPPORTED, "backend %s: %s", d->cfg->backend,
-                     g16_last_error());
+    size_t parts = w->slot->partitions;
+    const char **given = calloc(parts, sizeof *given);
+    char **resolved = calloc(parts, sizeof *resolved);
+    if (!given || !resolved) {
+        outcome_fail(o, G16_ERR_OUT_OF_MEMORY, "out of memory for %zu witnesses", parts);
         goto out;
     }
-    backend_prove_options(w->be, &opts);
-    if (!(o->result = result_new())) {
-        outcome_fail(o, G16_ERR_OUT_OF_MEMORY, "result");
+    if (json_array_size(paths) != parts) {
+        outcome_fail(o, G16_ERR_INVALID_ARGUMENT, "the request has %zu witnesses, the job %zu",
+                     json_array_size(paths), parts);
         goto out;
     }
-    for (size_t i = 0; i < slot->partitions; i++) {
-        if (atomic_load(&slot->cancelled) || atomic_load(&slot->requeue)) {
-            outcome_fail(o, G16_ERR_CANCELLED, "cancelled");
+    for (size_t i = 0; i < parts; i++) {
+        given[i] = json_string_value(json_array_get(paths, i));
+        /* Confined again: the file may have been replaced by a link since submission. The
+         * pipeline's synthesis opens and checks each witness (job_source_zkey.c). */
+        if (!given[i] || config_confine_path(&resolved[i], &d->cfg->input_dirs, given[i])) {
+            outcome_fail(o, G16_ERR_INVALID_ARGUMENT, "witness %zu (%s): %s", i,
+                         given[i] ? given[i] : "?", given[i] ? g16_last_error() : "no path");
             goto out;
         }
-        const char *given = json_string_value(json_array_get(paths, i));
-        char *path = NULL;
-        wtns_t wt;
-        groth16_proof proof;
-        fr_t *inputs = NULL;
-        set_stage(slot, i, PART_PROVING);
-        /* Confined again: the file may have been replaced by a link since submission. */
-        g16_status st = config_confine_path(&path, &d->cfg->input_dirs, given);
-        if (!st && !(st = wtns_open(&wt, path))) {
-            double t = daemon_now_s();
-            st = groth16_prove_zkey(&proof, &inputs, NULL, kh->zkey, &wt, &opts);
-            wtns_close(&wt);
-            if (!st) {
-                set_stage(slot, i, PART_VERIFYING);
-                st = groth16_verify(kh->vk, inputs, kh->n_public, &proof);
-            }
-            atomic_fetch_add(&d->n.zkey_prove_ms, (uint64_t)((daemon_now_s() - t) * 1e3));
-        }
-        free(path);
-        if (!st && !result_add(o->result, &proof, inputs, kh->n_public))
-            st = status_fail(G16_ERR_OUT_OF_MEMORY, "result");
-        free(inputs);
-        if (st) {
-            set_stage(slot, i, PART_FAILED);
-            outcome_fail(o, st, "witness %zu (%s): %s", i, given,
-                         st == G16_ERR_VERIFY_FAILED ? "the proof does not verify"
-                                                     : g16_last_error());
-            goto out;
-        }
-        set_stage(slot, i, PART_PROVED);
-        atomic_fetch_add(&d->n.proofs, 1);
-        report_progress(w, (int)i + 1);
     }
-    if (!result_finish(o->result, kh->vk, "zkey", slot->key, w->be->description))
-        outcome_fail(o, G16_ERR_OUT_OF_MEMORY, "result");
+    /* The key cache checked the zkey's coefficients when it loaded the key. */
+    job_config jc = {.source = JOB_SOURCE_ZKEY, .zkey = kh->zkey,
+                     .wtns_paths = (const char *const *)resolved, .zkey_coefs_checked = true};
+    run_pipeline(w, o, kh, &jc, "zkey", given);
 out:
-    key_cache_release(d->keys, kh);
+    for (size_t i = 0; resolved && i < parts; i++)
+        free(resolved[i]);
+    free(resolved);
+    free(given);
 }
 
 /* Writes the outcome once, as the holder of the lease. */
@@ -378,12 +372,16 @@ static void run_job(worker *w, store_job *sj)
          key, parts, parts == 1 ? "" : "s", sj->attempts);
 
     outcome o = {0};
+    key_handle *kh = NULL;
     if (!stage)
         outcome_fail(&o, G16_ERR_OUT_OF_MEMORY, "out of memory for %zu partitions", parts);
+    else if (key_cache_acquire(d->keys, &kh, key))
+        outcome_fail(&o, G16_ERR_IO, "key %s: %s", key, g16_last_error());
     else if (!strcmp(kind, "native"))
-        run_native(w, &o, req);
+        run_native(w, &o, req, kh);
     else
-        run_zkey(w, &o, req);
+        run_zkey(w, &o, req, kh);
+    key_cache_release(d->keys, kh);
     settle(w, &o);
     json_decref(o.result);
     json_decref(req);
@@ -797,8 +795,6 @@ stop:
 out:
     http_stop(server);
     for (size_t i = 0; workers && i < nw; i++) {
-        if (workers[i].be)
-            backend_close(workers[i].be);
         if (workers[i].store)
             store_close(workers[i].store);
     }

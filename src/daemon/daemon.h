@@ -2,10 +2,10 @@
  * with workers that claim jobs and prove them.
  *
  *   HTTP (http_api.c) --store_submit--> job store (job_store.h) <--store_claim-- workers
- *                                                                  |  native: the key's
- *   heartbeat thread: renews the leases of jobs in flight,         |  pipeline
- *   cancels those the store says are no longer ours                |  zkey: the prover,
- *                                                                  v  witness by witness
+ *                                                                  |  the key's pipeline
+ *   heartbeat thread: renews the leases of jobs in flight,         |  (native partitions
+ *   cancels those the store says are no longer ours                |  or zkey witnesses)
+ *                                                                  v
  *                                                             store_finish / store_fail
  *
  * Lifecycle (daemon.c): the state directory is locked (one daemon per directory), the

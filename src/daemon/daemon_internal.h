@@ -37,7 +37,7 @@ typedef struct {
     _Atomic int *stage;    /* part_stage per partition, written by the stages' threads */
     atomic_bool cancelled; /* the store no longer lets us hold it (cancelled, taken over) */
     atomic_bool requeue;   /* shutdown: stop and leave it to the next daemon */
-    pipeline *pl;          /* native jobs: for pipeline_cancel */
+    pipeline *pl;          /* the job's key's pipeline: for pipeline_cancel */
     pipeline_job *pj;
 } inflight;
 
@@ -47,7 +47,6 @@ typedef struct {
     atomic_uint_fast64_t submitted, rejected; /* submissions accepted, refused (4xx) */
     atomic_uint_fast64_t http_requests, http_4xx, http_5xx;
     atomic_uint_fast64_t store_errors;    /* store calls that failed (I/O) */
-    atomic_uint_fast64_t zkey_prove_ms;   /* zkey proving time, for the busy ratio */
 } daemon_counters;
 
 typedef struct daemon_state {

@@ -304,7 +304,11 @@ static g16_status load_entry(key_entry *e)
     if (e->kind == KEY_ZKEY) {
         if ((st = zkey_open(&e->zkey, e->path)))
             return st;
-        if ((st = groth16_vk_from_zkey(&e->vk, &e->zkey))) {
+        /* Once per load rather than per job (an O(nCoefs) pass): a loaded key serves many
+         * jobs, whose synthesis indexes by the coefficients unchecked (job.h,
+         * zkey_coefs_checked; the daemon's zkey jobs set it). */
+        if ((st = zkey_validate_coefs(&e->zkey)) ||
+            (st = groth16_vk_from_zkey(&e->vk, &e->zkey))) {
             zkey_close(&e->zkey);
             return st;
         }
@@ -436,8 +440,6 @@ void key_cache_release(key_cache *kc, key_handle *key)
 g16_status key_cache_pipeline(key_cache *kc, pipeline **pl, key_handle *key)
 {
     key_entry *e = entry_of(key);
-    if (e->kind != KEY_NATIVE)
-        return status_fail(G16_ERR_INVALID_ARGUMENT, "key %s is not native", e->id);
     /* The lock serialises creation: two jobs of one key share one pipeline. pipeline_create
      * starts threads and allocates slots, which is quick next to a job. */
     pthread_mutex_lock(&kc->mu);

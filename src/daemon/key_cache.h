@@ -7,9 +7,10 @@
  *            with zkey_open; its verifying key comes from the file.
  *   native   "synthetic-N" (the synthetic circuit of N constraints, 16 public inputs) or
  *            "synthetic-N-pK" (K public inputs): STATE_DIR/keys/<id>.g16k, made by the
- *            development setup when missing (as `g16 bench --key`), then mapped. A native
- *            key carries a pipeline (pipeline/pipeline.h) whose buffer slots fit its
- *            partitions, made on first use and freed with the key.
+ *            development setup when missing (as `g16 bench --key`), then mapped.
+ * Either kind carries a pipeline (pipeline/pipeline.h) whose buffer slots fit its
+ * partitions (a zkey's witnesses, a native circuit's partitions), made on first use and
+ * freed with the key (evicted or at key_cache_free).
  *
  * Budget. A key is charged its file's size (the mapping that proving reads; the pipeline's
  * buffers are under mem_budget instead). Before a key is loaded, unused keys are evicted,
@@ -77,7 +78,7 @@ g16_status key_cache_shape(key_cache *kc, key_shape *shape, const char *id);
 g16_status key_cache_acquire(key_cache *kc, key_handle **key, const char *id);
 void key_cache_release(key_cache *kc, key_handle *key);
 
-/* The pipeline of a held native key, made on first use. */
+/* The pipeline of a held key (zkey or native), made on first use. */
 g16_status key_cache_pipeline(key_cache *kc, pipeline **pl, key_handle *key);
 
 /* Unloads an unused key. *evicted false when it was not loaded; G16_ERR_INVALID_ARGUMENT
@@ -87,7 +88,7 @@ g16_status key_cache_evict(key_cache *kc, bool *evicted, const char *id);
 typedef struct {
     uint64_t budget, loaded_bytes;
     size_t loaded, in_use, loads, evictions;
-    /* Summed over the native keys' pipelines. */
+    /* Summed over the keys' pipelines. */
     size_t partitions_in_flight, partitions_proved;
     double prove_busy_ms, active_ms;
     uint64_t pipeline_budget_bytes, pipeline_admitted_peak;

@@ -87,7 +87,7 @@ static bool store_counts_locked(daemon_state *d, uint64_t counts[5])
 static double busy_ratio(daemon_state *d, const key_cache_stats *ks)
 {
     double wall_ms = (daemon_now_s() - d->start_s) * 1e3 * (double)d->cfg->concurrency;
-    double busy = ks->prove_busy_ms + (double)atomic_load(&d->n.zkey_prove_ms);
+    double busy = ks->prove_busy_ms; /* every job, native or zkey, runs in a pipeline */
     return wall_ms > 0 ? (busy / wall_ms > 1 ? 1 : busy / wall_ms) : 0;
 }
 
@@ -160,7 +160,7 @@ char *metrics_prometheus(daemon_state *d)
     metric(&t, "g16_key_evictions_total", "counter", "keys evicted to fit the budget or by request");
     put(&t, "g16_key_evictions_total %zu\n", ks.evictions);
     metric(&t, "g16_pipeline_budget_bytes", "gauge",
-           "host budget of the native keys' pipelines, summed");
+           "host budget of the keys' pipelines, summed");
     put(&t, "g16_pipeline_budget_bytes %llu\n", (unsigned long long)ks.pipeline_budget_bytes);
     metric(&t, "g16_pipeline_admitted_peak_bytes", "gauge",
            "peak bytes admitted by the pipelines, summed");

@@ -2,7 +2,8 @@
 # The daemon's API with a real process: tests/daemon/daemon_api.sh <g16>
 # - proofs through the API: a native job (4096 constraints, 2 partitions) with `g16 submit
 #   --wait --out`, a zkey job (multiplier key, 2 witnesses) with curl, both checked by
-#   `g16 verify`; the job's status, the result endpoint, /metrics and /status;
+#   `g16 verify`; the job's status, the result endpoint, /metrics and /status; a zkey job
+#   of 3 witnesses (through the key's pipeline) with its progress and 3 verified proofs;
 # - the token: state-changing calls without it get 401, with a wrong one 403;
 # - bad requests get a 4xx naming the problem and the daemon keeps serving: malformed JSON,
 #   unknown key, unknown field, witness of the wrong size, truncated, of the wrong curve,
@@ -87,6 +88,32 @@ for want in 'g16_jobs{state="done"} 2' 'g16_proofs_total 4' 'g16_queue_depth 0' 
   grep -qF "$want" "$TMP/metrics" || fail "/metrics lacks '$want'"
 done
 expect 405 "" GET /v1/jobs/1/cancel
+
+# A zkey job of 3 witnesses runs through the key's pipeline: its progress reaches the
+# store (partitions_done), and each proof verifies with the fixture's key.
+cp "$FIXTURES/multiplier/witness.wtns" "$IN/c.wtns"
+out=$(api POST /v1/jobs '{"key":"mult","witnesses":["a.wtns","b.wtns","c.wtns"]}')
+[ "$(tail -1 <<< "$out")" = 202 ] || fail "zkey submission of 3 witnesses: $out"
+z3=$(head -1 <<< "$out" | python3 -c "import json,sys; print(json.load(sys.stdin)['id'])")
+wait_state "$z3" done 120
+[ "$(job_field "$z3" partitions)" = 3 ] || fail "job $z3: partitions != 3"
+[ "$(job_field "$z3" partitions_done)" = 3 ] || fail "job $z3: partitions_done != 3"
+curl -sS "$URL/v1/jobs/$z3/result" > "$TMP/z3res.json"
+python3 - "$TMP/z3res.json" "$TMP/z3" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+assert r["kind"] == "zkey" and r["key"] == "mult", (r["kind"], r["key"])
+assert len(r["proofs"]) == 3 and len(r["public_signals"]) == 3, r.keys()
+os.makedirs(sys.argv[2])
+for i, (p, s) in enumerate(zip(r["proofs"], r["public_signals"])):
+    json.dump(p, open(f"{sys.argv[2]}/proof_{i}.json", "w"))
+    json.dump(s, open(f"{sys.argv[2]}/public_{i}.json", "w"))
+PY
+for p in 0 1 2; do
+  "$G16" verify "$FIXTURES/multiplier/verification_key.json" "$TMP/z3/public_$p.json" \
+    "$TMP/z3/proof_$p.json" > /dev/null || fail "job $z3: proof $p does not verify"
+done
+grep -qF 'g16_proofs_total 7' <(curl -sS "$URL/metrics") || fail "/metrics: proofs_total != 7"
 
 # --- the token ------------------------------------------------------------------------------
 code=$(curl -sS -o "$TMP/ans" -w '%{http_code}' -X POST --data '{}' "$URL/v1/jobs")
