@@ -200,42 +200,26 @@ static g16_status g2_task_join(g2_task *t, g2_jac_t *b2, groth16_prove_stats *st
     return G16_OK;
 }
 
-g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
-                               const groth16_prover_key *pk, const fr_t *z,
-                               const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
-                               const groth16_prove_options *opts)
+/* Steps 2-3 into *res: on the partition hook when there is one, else here on the CPU;
+ * B2 only unless skip_b2 (the caller computes it: res->b2 is then left alone). a, b, c are
+ * overwritten, the witness is only read. */
+static g16_status steps_2_3(groth16_msm_results *res, groth16_prove_stats *stats,
+                            const groth16_prover_key *pk, const fr_t *z, const uint8_t *z_bytes,
+                            fr_t *a, fr_t *b, fr_t *c, const groth16_prove_options *opts,
+                            bool skip_b2)
 {
+    res->b2_elsewhere = skip_b2;
+    if (opts && opts->partition) /* it records its own stages (H, uploads, each MSM) */
+        return opts->partition(opts->partition_ctx, res, stats, pk, z, z_bytes, a, b, c);
+
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
     msm_scalars *zs = NULL, *zb_own = NULL, *z_aux = NULL, *hs = NULL;
     const msm_scalars *zb;
     g16_status st;
-    double t;
-    uint64_t trace_prove = trace_begin(), trace_stage = trace_begin();
-
-    bool g2_apart = opts && opts->g2_on_cpu;
-    g2_task g2 = {0};
-    if (g2_apart && (st = g2_task_start(&g2, pk, z, z_bytes))) {
-        trace_end(trace_prove, TRACE_PROVE, "");
-        return st;
-    }
-    if (opts && opts->partition) {
-        /* The backend records its own stages (H, uploads, each MSM) in the timeline. */
-        groth16_msm_results res = {.b2_elsewhere = g2_apart};
-        st = opts->partition(opts->partition_ctx, &res, stats, pk, z, z_bytes, a, b, c);
-        g16_status st_g2 = g2_task_join(&g2, &res.b2, stats); /* joined on every path */
-        if (!st)
-            st = st_g2;
-        if (!st) {
-            trace_stage = trace_begin();
-            st = groth16_assemble(proof, pk, &res, opts);
-            trace_end(trace_stage, TRACE_FINALIZE, "assemble");
-        }
-        trace_end(trace_prove, TRACE_PROVE, "");
-        return st;
-    }
+    uint64_t trace_stage = trace_begin();
 
     /* 2. h, in place in a. */
-    t = clock_ms();
+    double t = clock_ms();
     if ((st = h_poly_compute(a, a, b, c, pk->log2_domain, H_POLY_SNARKJS)))
         goto out;
     stats->ms_h += clock_ms() - t;
@@ -244,8 +228,6 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     /* 3. MSMs. The witness is classified once for A and once for B1 and B2, or once for
      * all three when both queries cover every wire (a dense key). */
     t = clock_ms();
-    g1_jac_t msm_a, msm_b1, msm_c, msm_h;
-    g2_jac_t msm_b2;
     trace_stage = trace_begin();
     if ((st = query_scalars(&zs, pk->density_a, pk->n_a, z, z_bytes, nv)))
         goto out;
@@ -264,37 +246,87 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
         goto out;
     msm_scalars_counts(zs, &stats->scalars_zero, &stats->scalars_one, &stats->scalars_other);
     trace_end(trace_stage, TRACE_KERNEL, "scalars");
-    if ((st = msm_g1_stage(&msm_a, pk->a, zs, "MSM_A")) ||
-        (st = msm_g1_stage(&msm_b1, pk->b1, zb, "MSM_B1")) ||
-        (st = msm_g1_stage(&msm_c, pk->c, z_aux, "MSM_C")) ||
-        (st = msm_g1_stage(&msm_h, pk->h, hs, "MSM_H")))
+    if ((st = msm_g1_stage(&res->a, pk->a, zs, "MSM_A")) ||
+        (st = msm_g1_stage(&res->b1, pk->b1, zb, "MSM_B1")) ||
+        (st = msm_g1_stage(&res->c, pk->c, z_aux, "MSM_C")) ||
+        (st = msm_g1_stage(&res->h, pk->h, hs, "MSM_H")))
         goto out;
     stats->ms_msm_g1 += clock_ms() - t;
-    if (g2_apart) {
-        if ((st = g2_task_join(&g2, &msm_b2, stats)))
-            goto out;
-    } else {
+    if (!skip_b2) {
         t = clock_ms();
         trace_stage = trace_begin();
-        if ((st = msm_g2_run(&msm_b2, pk->b2, zb)))
+        if ((st = msm_g2_run(&res->b2, pk->b2, zb)))
             goto out;
         stats->ms_msm_g2 += clock_ms() - t;
         trace_end(trace_stage, TRACE_KERNEL, "MSM_B2");
     }
-
-    /* 4. Blinding and assembly. */
-    trace_stage = trace_begin();
-    groth16_msm_results res = {msm_a, msm_b1, msm_c, msm_h, msm_b2, false};
-    st = groth16_assemble(proof, pk, &res, opts);
-    trace_end(trace_stage, TRACE_FINALIZE, "assemble");
 out:
-    g2_task_join(&g2, &msm_b2, stats); /* after a failure: the thread must not outlive z */
     msm_scalars_free(zs);
     msm_scalars_free(zb_own);
     msm_scalars_free(z_aux);
     msm_scalars_free(hs);
-    trace_end(trace_prove, TRACE_PROVE, "");
     return st;
+}
+
+/* 4. Blinding and assembly, as a stage of the timeline. */
+static g16_status assemble_stage(groth16_proof *proof, const groth16_prover_key *pk,
+                                 const groth16_msm_results *res,
+                                 const groth16_prove_options *opts)
+{
+    uint64_t span = trace_begin();
+    g16_status st = groth16_assemble(proof, pk, res, opts);
+    trace_end(span, TRACE_FINALIZE, "assemble");
+    return st;
+}
+
+g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
+                               const groth16_prover_key *pk, const fr_t *z,
+                               const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
+                               const groth16_prove_options *opts)
+{
+    uint64_t span = trace_begin();
+    groth16_msm_results res;
+    bool g2_apart = opts && opts->g2_on_cpu;
+    g2_task g2 = {0};
+    g16_status st = g2_apart ? g2_task_start(&g2, pk, z, z_bytes) : G16_OK;
+    if (!st) {
+        st = steps_2_3(&res, stats, pk, z, z_bytes, a, b, c, opts, g2_apart);
+        g16_status st_g2 = g2_task_join(&g2, &res.b2, stats); /* on every path: it reads z */
+        if (!st)
+            st = st_g2;
+    }
+    if (!st)
+        st = assemble_stage(proof, pk, &res, opts);
+    trace_end(span, TRACE_PROVE, "");
+    return st;
+}
+
+g16_status groth16_prove_evals_deferred(groth16_msm_results *res, groth16_prove_stats *stats,
+                                        const groth16_prover_key *pk, const fr_t *z,
+                                        const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
+                                        const groth16_prove_options *opts)
+{
+    uint64_t span = trace_begin();
+    g16_status st = steps_2_3(res, stats, pk, z, z_bytes, a, b, c, opts, true);
+    trace_end(span, TRACE_PROVE, "without B2");
+    return st;
+}
+
+g16_status groth16_finish_deferred(groth16_proof *proof, groth16_prove_stats *stats,
+                                   const groth16_prover_key *pk, groth16_msm_results *res,
+                                   const fr_t *z, const uint8_t *z_bytes,
+                                   const groth16_prove_options *opts)
+{
+    double t = clock_ms();
+    uint64_t span = trace_begin();
+    msm_scalars *zb = NULL;
+    g16_status st = query_scalars(&zb, pk->density_b, pk->n_b, z, z_bytes, pk->n_vars);
+    if (!st)
+        st = msm_g2_run(&res->b2, pk->b2, zb);
+    msm_scalars_free(zb);
+    trace_end(span, TRACE_KERNEL, "MSM_B2 (CPU)");
+    stats->ms_msm_g2 += clock_ms() - t;
+    return st ? st : assemble_stage(proof, pk, res, opts);
 }
 
 g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,

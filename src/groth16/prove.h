@@ -85,6 +85,21 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
                                const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
                                const groth16_prove_options *opts);
 
+/* groth16_prove_evals in two parts, for a pipeline whose finalize stage computes the B2 MSM
+ * on the CPU while the backend takes the next partition: the first runs steps 2-3 without
+ * B2 (res->b2 is left alone), the second computes B2.z on the CPU from the witness (which
+ * must be unchanged) and assembles the proof. With the same options the proof equals
+ * groth16_prove_evals'. */
+g16_status groth16_prove_evals_deferred(struct groth16_msm_results_s *res,
+                                        groth16_prove_stats *stats,
+                                        const groth16_prover_key *pk, const fr_t *z,
+                                        const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
+                                        const groth16_prove_options *opts);
+g16_status groth16_finish_deferred(groth16_proof *proof, groth16_prove_stats *stats,
+                                   const groth16_prover_key *pk,
+                                   struct groth16_msm_results_s *res, const fr_t *z,
+                                   const uint8_t *z_bytes, const groth16_prove_options *opts);
+
 /* The five MSMs of a proof (step 3), whoever computed them (CPU or GPU backend). */
 typedef struct groth16_msm_results_s {
     g1_jac_t a, b1, c, h; /* A.z, B1.z, C.z_aux, H.h */

@@ -14,6 +14,14 @@ struct job {
     groth16_prover_key own_pk;
     job_result *results; /* [n_partitions] */
     fr_t *inputs;        /* [n_partitions * n_public]: results[p].public_inputs point here */
+    /* [n_partitions], allocated on first use: job_prove_partial's MSM results and
+     * options, waiting for job_finish_partial. */
+    struct partial {
+        groth16_msm_results msm;
+        groth16_prove_options opts;
+        groth16_prove_stats stats;
+        bool pending;
+    } *partial;
 };
 
 /* job_create's checks for a native source. */
@@ -91,6 +99,7 @@ void job_free(job_t *job)
         return;
     free(job->results);
     free(job->inputs);
+    free(job->partial);
     free(job);
 }
 
@@ -203,6 +212,39 @@ g16_status job_synthesize_partition(job_t *job, size_t p, job_buffers *bufs)
     return G16_OK;
 }
 
+/* The job's prove options with route's backend (and its G2 choice) when given. */
+static groth16_prove_options prove_options(const job_t *job, const groth16_prove_options *route)
+{
+    groth16_prove_options opts = {0};
+    if (job->cfg.prove_opts)
+        opts = *job->cfg.prove_opts;
+    if (route) {
+        opts.partition = route->partition;
+        opts.partition_ctx = route->partition_ctx;
+        opts.g2_on_cpu = route->g2_on_cpu;
+    }
+    return opts;
+}
+
+static void record_stats(job_result *r, const groth16_prove_stats *stats)
+{
+    r->ms_upload = stats->ms_upload;
+    r->ms_h = stats->ms_h;
+    r->ms_msm_g1 = stats->ms_msm_g1;
+    r->ms_msm_g2 = stats->ms_msm_g2;
+    r->scalars_zero = stats->scalars_zero;
+    r->scalars_one = stats->scalars_one;
+    r->scalars_other = stats->scalars_other;
+}
+
+/* The proof is made: PROVED now without a verifying key, else after verification. */
+static g16_status record_proof(job_t *job, job_result *r)
+{
+    if (!job->cfg.vk)
+        record_proved(r);
+    return G16_OK;
+}
+
 g16_status job_prove_synthesized(job_t *job, size_t p, job_buffers *bufs,
                                  const groth16_prove_options *route)
 {
@@ -211,14 +253,7 @@ g16_status job_prove_synthesized(job_t *job, size_t p, job_buffers *bufs,
         return st;
     const job_config *cfg = &job->cfg;
     job_result *r = &job->results[p];
-    groth16_prove_options opts = {0};
-    if (cfg->prove_opts)
-        opts = *cfg->prove_opts;
-    if (route) {
-        opts.partition = route->partition;
-        opts.partition_ctx = route->partition_ctx;
-        opts.g2_on_cpu = route->g2_on_cpu;
-    }
+    groth16_prove_options opts = prove_options(job, route);
     status_clear();
     stage(job, p, "proving");
     trace_context_set(cfg->id, (int32_t)p);
@@ -227,18 +262,53 @@ g16_status job_prove_synthesized(job_t *job, size_t p, job_buffers *bufs,
     st = groth16_prove_evals(&r->proof, &stats, cfg->pk, bufs->z, NULL, bufs->a, bufs->b,
                              bufs->c, &opts);
     r->ms_prove = clock_ms() - t0;
-    r->ms_upload = stats.ms_upload;
-    r->ms_h = stats.ms_h;
-    r->ms_msm_g1 = stats.ms_msm_g1;
-    r->ms_msm_g2 = stats.ms_msm_g2;
-    r->scalars_zero = stats.scalars_zero;
-    r->scalars_one = stats.scalars_one;
-    r->scalars_other = stats.scalars_other;
+    record_stats(r, &stats);
+    return st ? record_failure(r, st) : record_proof(job, r);
+}
+
+g16_status job_prove_partial(job_t *job, size_t p, job_buffers *bufs,
+                             const groth16_prove_options *route)
+{
+    g16_status st = check_buffers(job, p, bufs);
+    if (st)
+        return st;
+    if (!job->partial && !(job->partial = calloc(job->cfg.n_partitions, sizeof *job->partial)))
+        return record_failure(&job->results[p],
+                              status_fail(G16_ERR_OUT_OF_MEMORY, "job: partial results"));
+    struct partial *q = &job->partial[p];
+    job_result *r = &job->results[p];
+    *q = (struct partial){.opts = prove_options(job, route)};
+    status_clear();
+    stage(job, p, "proving");
+    trace_context_set(job->cfg.id, (int32_t)p);
+    double t0 = clock_ms();
+    st = groth16_prove_evals_deferred(&q->msm, &q->stats, job->cfg.pk, bufs->z, NULL, bufs->a,
+                                      bufs->b, bufs->c, &q->opts);
+    r->ms_prove = clock_ms() - t0;
+    record_stats(r, &q->stats);
     if (st)
         return record_failure(r, st);
-    if (!cfg->vk)
-        record_proved(r);
+    q->pending = true;
     return G16_OK;
+}
+
+g16_status job_finish_partial(job_t *job, size_t p, const job_buffers *bufs)
+{
+    if (!job || p >= job->cfg.n_partitions || !job->partial || !job->partial[p].pending)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "job: partition %zu has no partial proof to finish", p);
+    struct partial *q = &job->partial[p];
+    job_result *r = &job->results[p];
+    q->pending = false;
+    status_clear();
+    stage(job, p, "proving"); /* its second part, in the finalize stage */
+    trace_context_set(job->cfg.id, (int32_t)p);
+    double t0 = clock_ms();
+    g16_status st = groth16_finish_deferred(&r->proof, &q->stats, job->cfg.pk, &q->msm,
+                                            bufs->z, NULL, &q->opts);
+    r->ms_prove += clock_ms() - t0;
+    record_stats(r, &q->stats);
+    return st ? record_failure(r, st) : record_proof(job, r);
 }
 
 g16_status job_verify_partition(job_t *job, size_t p)

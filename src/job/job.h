@@ -147,6 +147,16 @@ g16_status job_synthesize_partition(job_t *job, size_t p, job_buffers *bufs);
  * then PROVED; with one it stays PENDING until job_verify_partition. */
 g16_status job_prove_synthesized(job_t *job, size_t p, job_buffers *bufs,
                                  const groth16_prove_options *route);
+/* job_prove_synthesized in two parts, for a pipeline that computes each B2 MSM (G2) on
+ * the CPU in its finalize stage while the worker's backend takes the next partition
+ * (pipeline_config.g2_on_cpu): job_prove_partial runs steps 2-3 without B2 on route's
+ * backend and keeps the other four MSM results in the job; job_finish_partial computes B2
+ * on the CPU from bufs->z, which must still hold the partition's witness (a, b, c may
+ * have been reused), assembles the proof and records it as job_prove_synthesized does.
+ * The proof is the same. */
+g16_status job_prove_partial(job_t *job, size_t p, job_buffers *bufs,
+                             const groth16_prove_options *route);
+g16_status job_finish_partial(job_t *job, size_t p, const job_buffers *bufs);
 /* Verifies partition p's proof against the job's verifying key (no buffers needed) and
  * marks it PROVED, or FAILED with G16_ERR_VERIFY_FAILED. Without a verifying key: G16_OK
  * and nothing to do. */

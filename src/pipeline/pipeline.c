@@ -396,6 +396,7 @@ static void stop_job(pipeline *pl, pipeline_job *pj, g16_status st, const char *
     for (item *it = take_job_items(&pl->final_head, &pl->final_tail, pj), *next; it;
          it = next) {
         next = it->next;
+        slot_release(pl, it); /* held there only with g2_on_cpu */
         resolve(pl, it);
     }
     /* Not admitted: cancelled now; resolving the last one may finish the job. */
@@ -581,8 +582,14 @@ static void *prover_main(void *arg)
         it->state = ITEM_PROVING;
         pl_unlock(pl);
 
+        /* With g2_on_cpu the worker's backend does all but the B2 MSM, which the finalize
+         * stage computes on the CPU from the witness: the slot goes along with it, and the
+         * device takes the next partition meanwhile. */
+        bool defer = pl->cfg.g2_on_cpu;
         uint64_t t0 = trace_now_ns();
-        g16_status st = job_prove_synthesized(pj->job, it->partition, &it->slot->bufs, &route);
+        g16_status st =
+            defer ? job_prove_partial(pj->job, it->partition, &it->slot->bufs, &route)
+                  : job_prove_synthesized(pj->job, it->partition, &it->slot->bufs, &route);
         uint64_t t1 = trace_now_ns();
 
         backend_memory mem = {0};
@@ -597,7 +604,8 @@ static void *prover_main(void *arg)
             if (mem.pool_bytes > pl->stats.device_pool_bytes)
                 pl->stats.device_pool_bytes = mem.pool_bytes;
         }
-        slot_release(pl, it);
+        if (!defer || st || pj->stop)
+            slot_release(pl, it);
         if (st || pj->stop) {
             if (st)
                 fail_job(pl, pj, it->partition, st);
@@ -644,10 +652,20 @@ static void *finalize_main(void *arg)
         pl_unlock(pl);
 
         uint64_t t0 = trace_now_ns();
-        g16_status st = job_verify_partition(pj->job, it->partition);
+        g16_status st = G16_OK;
+        if (it->slot) /* g2_on_cpu: the B2 MSM and the proof, then the slot goes back */
+            st = job_finish_partial(pj->job, it->partition, &it->slot->bufs);
+        if (it->slot && !st) {
+            pl_lock(pl);
+            slot_release(pl, it);
+            pl_unlock(pl);
+        }
+        if (!st)
+            st = job_verify_partition(pj->job, it->partition);
         uint64_t t1 = trace_now_ns();
 
         pl_lock(pl);
+        slot_release(pl, it); /* after a failed finish */
         pl->stats.finalize_busy_ms += ns_ms(t1 - t0);
         if (st)
             fail_job(pl, pj, it->partition, st);

@@ -23,7 +23,9 @@
  *               job_prove_synthesized with its backend, gives the buffer slot back and
  *               passes the partition on.
  *   finalize    F threads (default 1): job_verify_partition (when the job has a verifying
- *               key) and the partition's final state. No buffers are held here.
+ *               key) and the partition's final state. No buffers are held here, except
+ *               with g2_on_cpu: the B2 MSM then runs here on the CPU (job_finish_partial)
+ *               from the partition's slot, which goes back to the pool after it.
  *
  * Admission. A partition starts only when (1) a lookahead place is free: at most L
  * partitions are synthesizing or synthesized and waiting for a prover (L = T + 1 by
@@ -116,9 +118,12 @@ typedef struct {
     unsigned finalize_threads; /* 0 = 1 */
     uint64_t host_budget;      /* bytes; 0 = pipeline_default_host_budget() */
     uint64_t device_budget;    /* bytes per device; 0 = the device's memory (see above) */
-    bool g2_on_cpu;            /* each proof's B2 MSM on the CPU, on a thread of its own,
-                                  while the prover worker's backend does the rest
-                                  (groth16_prove_options.g2_on_cpu) */
+    bool g2_on_cpu;            /* each proof's B2 MSM on the CPU in the finalize stage:
+                                  the prover worker's backend does the rest
+                                  (job_prove_partial) and takes the next partition, the
+                                  finalize thread computes B2 from the slot's witness and
+                                  assembles the proof (job_finish_partial), then frees
+                                  the slot */
     unsigned gpu_workers;      /* prover workers per device (CUDA); 0 = 2, fewer when the
                                   device budget cannot hold the key and that many
                                   partitions */

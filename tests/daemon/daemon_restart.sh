@@ -13,15 +13,22 @@ submit() { api POST /v1/jobs "$1" | head -1 | python3 -c "import json,sys; print
 
 # --- 1: kill -9 ------------------------------------------------------------------------------
 start_daemon s --lease 2
-j1=$(submit '{"circuit":"synthetic","constraints":4096,"partitions":24,"seed":100}')
+# 24 partitions of 2^14 constraints: several seconds of work after the first partition,
+# and the daemon is frozen (SIGSTOP) the moment one is seen done, so the kill lands
+# mid-job even on a loaded machine (with 2^12 it sometimes finished first).
+j1=$(submit '{"circuit":"synthetic","constraints":16384,"partitions":24,"seed":100}')
 j2=$(submit '{"circuit":"synthetic","constraints":4096,"partitions":2,"seed":900}')
-wait_state "$j1" running 60
-for _ in $(seq 1 600); do
-  [ "$(job_field "$j1" partitions_done)" -ge 1 ] 2>/dev/null && break
+wait_state "$j1" running 120
+stopped=0
+for _ in $(seq 1 1200); do
+  if [ "$(job_field "$j1" partitions_done)" -ge 1 ] 2>/dev/null; then
+    kill -STOP "$PID"
+    stopped=1
+    break
+  fi
   sleep 0.1
 done
-[ "$(job_field "$j1" partitions_done)" -ge 1 ] || fail "job $j1 proved no partition in 60 s"
-[ "$(job_field "$j1" state)" = running ] || fail "job $j1 finished before the kill (make it longer)"
+[ $stopped = 1 ] || fail "job $j1 proved no partition in 120 s"
 kill -9 "$PID"
 wait "$PID" 2>/dev/null || true
 
@@ -30,7 +37,8 @@ grep -q "1 job from this owner's last run back in the queue" "$TMP/s.log" ||
   fail "the restarted daemon did not take its job back"
 wait_state "$j1" done 300
 wait_state "$j2" done 60
-[ "$(job_field "$j1" attempts)" = 2 ] || fail "job $j1: attempts $(job_field "$j1" attempts), want 2"
+[ "$(job_field "$j1" attempts)" = 2 ] ||
+  fail "job $j1: attempts $(job_field "$j1" attempts), want 2 (1: it finished before the kill)"
 [ "$(job_field "$j1" partitions_done)" = 24 ] || fail "job $j1: not every partition done"
 timeout 60 "$G16" wait --state-dir "$TMP/s" "$j1" --out "$TMP/p1" > /dev/null || fail "g16 wait $j1"
 for p in 0 23; do
