@@ -26,6 +26,7 @@ typedef struct {
     unsigned provers;        /* CPU prover workers; 0: 1 */
     unsigned synth_cost;     /* >= 1: synthesis checks the circuit cost - 1 times first */
     uint64_t mem_budget;     /* 0: the pipeline's default */
+    uint64_t device_budget;  /* bytes per GPU; 0: 95% of its memory */
     bool g2_on_cpu;          /* --g2-cpu: each B2 MSM on the CPU beside the backend */
     const char *backend;
     const char *proofs_path, *out_dir;

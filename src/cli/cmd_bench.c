@@ -75,12 +75,14 @@ static int usage(void)
     fprintf(stderr,
             "usage: g16 bench --circuit synthetic --constraints N --partitions P [-c/--count N]\n"
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
-            "         [--provers W] [--mem-budget BYTES] [--synth-cost K] [--public K]\n"
+            "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--synth-cost K]\n"
+            "         [--public K]\n"
             "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
             "         [--backend cpu|cuda|auto] [--g2-cpu] [--trace FILE] [--timeline]\n"
             "       g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [-c/--count N]\n"
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
-            "         [--provers W] [--mem-budget BYTES] [--proofs FILE] [--out DIR]\n"
+            "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--proofs FILE]\n"
+            "         [--out DIR]\n"
             "         [--backend cpu|cuda|auto] [--g2-cpu] [--trace FILE] [--timeline]\n"
             "         (N jobs, each of one partition per witness file)\n");
     return 2;
@@ -264,6 +266,12 @@ int cmd_bench(int argc, char **argv)
             if (!bench_parse_bytes(&ro.mem_budget, argv[++i])) {
                 fprintf(stderr, "g16 bench: --mem-budget takes bytes, as 4096, 512M, 8G or "
                                 "1.5GiB, not '%s'\n", argv[i]);
+                ok = false;
+            }
+        } else if (!strcmp(a, "--device-budget") && v) {
+            if (!bench_parse_bytes(&ro.device_budget, argv[++i])) {
+                fprintf(stderr, "g16 bench: --device-budget takes bytes, as 64G, not '%s'\n",
+                        argv[i]);
                 ok = false;
             }
         } else if (!strcmp(a, "--proofs") && v)
