@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parallel.h"
 #include "util/status.h"
 
 enum { CS_PATH_MAX = 512, CS_DEPTH_MAX = 64 };
@@ -25,6 +26,8 @@ struct cs {
     size_t rows_cap;
     lc_term *terms[3];
     size_t n_terms[3], terms_cap[3];
+    /* Bytes of z, row_start[k] and terms[k] known to be faulted in (prefault below). */
+    size_t z_touched, rows_touched[3], terms_touched[3];
     uint64_t *density[2];
     size_t density_words;
 
@@ -166,6 +169,41 @@ void cs_check_plant(cs_t *cs, cs_var wire, const fr_t *value)
     cs->plant_value = *value;
 }
 
+/* --- prefaulting ---------------------------------------------------------------------------- */
+
+/* The first write to each fresh page of the growing arrays faults, and the kernel zeroes
+ * the page on the faulting thread: in SETUP mode that was about two thirds of synthesis
+ * time, all of it on the one synthesizing thread. Instead, when an array's writes reach
+ * the end of what is faulted in, the pool touches the next PREFAULT_STEP bytes (within
+ * its capacity) in parallel. At most one step per array is faulted in ahead of use; the
+ * arrays only grow, and realloc keeps the pages it moves (or copies what it had), so the
+ * touched prefix stays touched. */
+enum { PREFAULT_STEP = 32 << 20, PREFAULT_MIN = 2 << 20, PREFAULT_PAGE = 4096 };
+
+static void touch_pages(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    volatile uint8_t *base = ctx;
+    for (size_t i = begin; i < end; i++)
+        base[i * PREFAULT_PAGE] = 0; /* unused capacity: its contents do not matter */
+}
+
+/* p holds cap bytes of which need are about to be written and *touched are faulted in. */
+static void prefault(void *p, size_t *touched, size_t need, size_t cap)
+{
+    if (need <= *touched)
+        return;
+    size_t to = *touched + PREFAULT_STEP;
+    if (to < need)
+        to = need;
+    if (to > cap)
+        to = cap;
+    /* Small arrays are not worth the pool's wake-up: their own writes fault them in. */
+    if (to - *touched >= PREFAULT_MIN)
+        parallel_for((to - *touched) / PREFAULT_PAGE, 64, touch_pages, (uint8_t *)p + *touched);
+    *touched = to;
+}
+
 /* --- variables ------------------------------------------------------------------------------ */
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -211,6 +249,8 @@ cs_var cs_alloc(cs_t *cs, const fr_t *value)
     } else if (!grow((void **)&cs->z, &cs->z_cap, w + 1, sizeof *cs->z)) {
         cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "z of %zu entries", w + 1);
         return CS_ONE;
+    } else {
+        prefault(cs->z, &cs->z_touched, (w + 1) * sizeof *cs->z, cs->z_cap * sizeof *cs->z);
     }
     if (cs->mode == CS_SETUP) {
         size_t words = (cs->n_aux + 1 + 63) / 64;
@@ -256,6 +296,7 @@ void cs_lc_init(cs_lc *lc, cs_t *cs, lc_term *storage, uint32_t cap)
     lc->n = 0;
     lc->cap = cap;
     fr_zero(&lc->value);
+    memset(lc->seen, 0, sizeof lc->seen);
 }
 
 void cs_lc_add(cs_lc *lc, cs_var v, const fr_t *coeff)
@@ -279,11 +320,17 @@ void cs_lc_add(cs_lc *lc, cs_var v, const fr_t *coeff)
         fr_add(&lc->value, &lc->value, &t);
         return;
     }
-    /* LCs are short (at most a few hundred terms): a linear scan merges repeats. */
-    for (uint32_t i = 0; i < lc->n; i++) {
-        if (lc->terms[i].wire == v) {
-            fr_add(&lc->terms[i].coeff, &lc->terms[i].coeff, coeff);
-            return;
+    /* LCs are short (at most a few hundred terms): a linear scan merges repeats. The scan
+     * made SETUP synthesis quadratic in the operands of word additions (192 bit terms),
+     * so it runs only when the wire's filter bit says it may be there. Words are runs of
+     * consecutive wires, which fall on distinct bits. */
+    uint64_t bit = 1ull << (v % 64);
+    if (lc->seen[(v / 64) % 4] & bit) {
+        for (uint32_t i = 0; i < lc->n; i++) {
+            if (lc->terms[i].wire == v) {
+                fr_add(&lc->terms[i].coeff, &lc->terms[i].coeff, coeff);
+                return;
+            }
         }
     }
     if (lc->n == lc->cap) {
@@ -293,6 +340,7 @@ void cs_lc_add(cs_lc *lc, cs_var v, const fr_t *coeff)
     lc->terms[lc->n].wire = v;
     lc->terms[lc->n].coeff = *coeff;
     lc->n++;
+    lc->seen[(v / 64) % 4] |= bit;
 }
 
 void cs_lc_add_var(cs_lc *lc, cs_var v) { cs_lc_add(lc, v, &lc->cs->pow2[0]); }
@@ -317,6 +365,11 @@ static void append_row(cs_t *cs, int k, const cs_lc *lc)
         cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "%zu terms in matrix %c", need, "ABC"[k]);
         return;
     }
+    prefault(cs->terms[k], &cs->terms_touched[k], need * sizeof *cs->terms[k],
+             cs->terms_cap[k] * sizeof *cs->terms[k]);
+    prefault(cs->row_start[k], &cs->rows_touched[k],
+             (cs->n_constraints + 2) * sizeof *cs->row_start[k],
+             cs->rows_cap * sizeof *cs->row_start[k]);
     size_t first_aux = 1 + cs->n_public;
     for (uint32_t i = 0; i < lc->n; i++) {
         const lc_term *t = &lc->terms[i];

@@ -53,6 +53,9 @@ typedef struct {
     lc_term *terms;
     uint32_t n, cap;
     fr_t value; /* <lc, z>, maintained in PROVE and CHECK modes */
+    /* SETUP: bit (wire mod 256) is set for every wire among the terms, so that adding a
+     * wire whose bit is clear needs no search for a repeat. */
+    uint64_t seen[4];
 } cs_lc;
 
 /* Declares `cs_lc name` with room for cap terms on the stack. */

@@ -22,6 +22,7 @@
  * and is never overwritten.
  * --trace FILE records the partitions' timeline (trace/trace_session.h) for `g16 trace`;
  * --timeline prints it on stderr as TIMELINE and TIMING lines.
+ * G16_SETUP_TIMES=1 prints the setup's stage times on stderr (bench/NOTES.md).
  * --zkey takes the circuit from a snarkjs key instead: every job has P = the number of
  * witness files after --wtns (a --partitions that says otherwise is an error), partition
  * p being witness file p, checked against the key when it is synthesized; the key's own
@@ -56,7 +57,56 @@ static double peak_rss_gib(void)
     return ru.ru_maxrss / (1024.0 * 1024.0); /* ru_maxrss is in KiB on Linux */
 }
 
-static void setup_stage(const char *stage) { bench_progress("setup: %s", stage); }
+/* G16_SETUP_TIMES=1: each setup stage's wall time on stderr, and within it the time of
+ * the fixed-base batches (wherever they run), so that the host part, which remains when
+ * a device computes the batches, can be told apart (bench/NOTES.md). */
+static struct {
+    bool on;
+    const char *stage; /* the stage running, NULL before the first and after the last */
+    double start_ms, batch_ms;
+    groth16_setup_accel inner;
+} g_times;
+
+static void stage_time_end(void)
+{
+    if (g_times.on && g_times.stage)
+        fprintf(stderr, "setup time: %-42s %9.1f ms, fixed-base batches %9.1f ms\n",
+                g_times.stage, clock_ms() - g_times.start_ms, g_times.batch_ms);
+    g_times.stage = NULL;
+}
+
+static void setup_stage(const char *stage)
+{
+    stage_time_end();
+    g_times.stage = stage;
+    g_times.batch_ms = 0;
+    g_times.start_ms = clock_ms();
+    bench_progress("setup: %s", stage);
+}
+
+static g16_status timed_g1_batch(void *ctx, g1_affine_t *out, const g1_fixed_base *fb,
+                                 const fr_t *k, size_t n)
+{
+    (void)ctx;
+    double t = clock_ms();
+    g16_status st = g_times.inner.g1_batch
+                        ? g_times.inner.g1_batch(g_times.inner.ctx, out, fb, k, n)
+                        : g1_fixed_base_batch(out, fb, k, n);
+    g_times.batch_ms += clock_ms() - t;
+    return st;
+}
+
+static g16_status timed_g2_batch(void *ctx, g2_affine_t *out, const g2_fixed_base *fb,
+                                 const fr_t *k, size_t n)
+{
+    (void)ctx;
+    double t = clock_ms();
+    g16_status st = g_times.inner.g2_batch
+                        ? g_times.inner.g2_batch(g_times.inner.ctx, out, fb, k, n)
+                        : g2_fixed_base_batch(out, fb, k, n);
+    g_times.batch_ms += clock_ms() - t;
+    return st;
+}
 
 /* Touches every page of a mapped key, so that the load time includes reading it in and
  * the first partition's MSMs do not pay for the page faults. */
@@ -395,10 +445,13 @@ int cmd_bench(int argc, char **argv)
     } else {
         /* Setup: the circuit's matrices (its structure does not depend on the seed). */
         t = clock_ms();
-        bench_progress("setup: synthesizing the constraint system");
+        const char *times = getenv("G16_SETUP_TIMES");
+        g_times.on = times && *times && strcmp(times, "0");
+        setup_stage("synthesizing the constraint system");
         if ((st = cs_create(&cs, CS_SETUP, n_public, NULL)) ||
             (st = cs_synthesize(cs, synthetic_circuit, &params)))
             goto fail;
+        setup_stage("taking the matrices");
         synthetic_stats_density(&shape, cs);
         if ((st = cs_take_matrices(cs, &matrices)))
             goto fail;
@@ -406,11 +459,18 @@ int cmd_bench(int argc, char **argv)
         cs = NULL;
         groth16_setup_accel accel;
         backend_setup_accel(setup_be, &accel);
+        if (g_times.on) {
+            g_times.inner = accel;
+            accel = (groth16_setup_accel){.g1_batch = timed_g1_batch,
+                                          .g2_batch = timed_g2_batch};
+        }
         if ((st = groth16_setup_accelerated(&key, &matrices, setup_stage, &accel)))
             goto fail;
         ms_setup = clock_ms() - t;
+        setup_stage("freeing the matrices");
         m = matrices.n_constraints;
         constraint_matrices_free(&matrices); /* ~40 bytes per term, unused from here */
+        stage_time_end();
         if (key_path) {
             bench_progress("key: writing %s", key_path);
             if ((st = native_key_write(key_path, &key, "synthetic", n_constraints, n_public)))

@@ -373,12 +373,14 @@ g16_status groth16_setup_with_trapdoor_accelerated(groth16_setup_key *key,
     fr_t *u = uvw, *v = uvw + nv, *w = uvw + 2 * nv;
 
     /* u_j = A_j(tau), v_j = B_j(tau), w_j = C_j(tau): the QAP columns at tau. */
-    report(progress, "evaluating the QAP at tau");
+    report(progress, "the Lagrange basis at tau");
     fr_t one, wn;
     fr_one(&one);
     fr_root_of_unity(&wn, log2n);
-    if ((st = lagrange_at(lag, scalars, n, &one, &wn, n, tau, &one)) ||
-        (st = qap_columns(u, v, w, key->density_a, key->density_b, cs, lag)))
+    if ((st = lagrange_at(lag, scalars, n, &one, &wn, n, tau, &one)))
+        goto out;
+    report(progress, "evaluating the QAP at tau");
+    if ((st = qap_columns(u, v, w, key->density_a, key->density_b, cs, lag)))
         goto out;
     key->n_a = density_count(key->density_a, 0, nv);
     key->n_b = density_count(key->density_b, 0, nv);
