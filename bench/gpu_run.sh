@@ -11,6 +11,8 @@
 #   pipe20     the pipeline: 2 jobs x 4 partitions at 2^20, trace report
 #   part26     3 partitions at 2^26 (the setup on the GPU), trace report
 #   job26      one 10-partition job at 2^26 (issue 7's figure), trace report
+#   job26c     the same with 2 pre-synthesized witnesses copied (--synth-cache 2): the GPU
+#              with synthesis out of the way
 #   part27     2 partitions at 2^27
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
@@ -109,6 +111,8 @@ for step in "${steps[@]}"; do
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
   part26) bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G ;;
   job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 10 --mem-budget 80G ;;
+  job26c) bench_job job26c 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
+    --mem-budget 64G --synth-cache 2 ;;
   part27) bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 --mem-budget 48G ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G

@@ -5,6 +5,8 @@
  *   for fixed r and s every proof and its public inputs equal those of proving the same
  *   partitions one by one (job_prove_all); the buffer pool allocates only at start-up.
  * - The B2 MSM on a thread of its own (g2_on_cpu): the same proofs.
+ * - Pre-synthesized witnesses (job_witness_cache): copied, not synthesized; proofs verify
+ *   under the copied entry's public inputs.
  * - Cancellation: a job cancelled while one of its partitions is in synthesis (held at a
  *   gate) finishes as cancelled, keeps the partition proved before, never synthesizes the
  *   later ones; a job cancelled before it started synthesizes nothing; the others finish.
@@ -250,6 +252,51 @@ static void test_g2_on_cpu(const test_key *k)
     }
     CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
     pipeline_free(pl);
+}
+
+/* job_witness_cache: partition p copies entry p mod K; its proof verifies under that
+ * entry's public inputs and equals proving the partitions one by one with the cache. */
+static void test_witness_cache(const test_key *k)
+{
+    test_job src, tj;
+    job_witness_cache cache;
+    if (!make_job(&src, k, 8, 2, 8000))
+        return;
+    if (!CHECK(job_witness_cache_fill(&cache, src.job, 2) == G16_OK)) {
+        job_free(src.job);
+        return;
+    }
+    CHECK(cache.count == 2 && atomic_load(&src.params[0].synthesized) == 1 &&
+          atomic_load(&src.params[1].synthesized) == 1);
+    CHECK(job_get_result(src.job, 0)->state == JOB_PARTITION_PENDING); /* untouched */
+    job_witness_cache bad;
+    CHECK(job_witness_cache_fill(&bad, src.job, 3) == G16_ERR_INVALID_ARGUMENT);
+    pipeline *pl = make_pipeline(k, 2, 0, 1, 1, 0);
+    if (pl && make_job(&tj, k, 9, 3, 9000)) {
+        job_config cfg = *job_get_config(tj.job);
+        job_free(tj.job);
+        cfg.witness_cache = &cache;
+        pipeline_job *pj = NULL;
+        if (CHECK(job_create(&tj.job, &cfg) == G16_OK) &&
+            CHECK(pipeline_submit(pl, &pj, tj.job) == G16_OK)) {
+            CHECK(pipeline_wait(pl, pj) == G16_OK);
+            for (size_t p = 0; p < 3; p++)
+                CHECK(synthesized(&tj, p) == 0); /* copied, never synthesized */
+            const job_result *r0 = job_get_result(tj.job, 0), *r2 = job_get_result(tj.job, 2);
+            CHECK(memcmp(r0->public_inputs, r2->public_inputs, N_PUBLIC * sizeof(fr_t)) == 0);
+            CHECK(memcmp(r0->public_inputs, job_get_result(tj.job, 1)->public_inputs,
+                         N_PUBLIC * sizeof(fr_t)) != 0);
+            check_equals_sequential(k, &tj);
+            pipeline_job_release(pl, pj);
+        }
+        job_free(tj.job);
+    }
+    if (pl) {
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+    }
+    job_witness_cache_free(&cache);
+    job_free(src.job);
 }
 
 static void test_cancel(const test_key *k)
@@ -619,6 +666,7 @@ int main(void)
     if (make_key(&big, 2 * N_TARGET)) {
         test_concurrent_jobs(&k);
         test_g2_on_cpu(&k);
+        test_witness_cache(&k);
         test_cancel(&k);
         test_failures(&k);
         test_shutdown(&k);

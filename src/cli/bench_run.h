@@ -28,6 +28,8 @@ typedef struct {
     uint64_t mem_budget;     /* 0: the pipeline's default */
     uint64_t device_budget;  /* bytes per GPU; 0: 95% of its memory */
     bool g2_on_cpu;          /* --g2-cpu: each B2 MSM on the CPU beside the backend */
+    size_t synth_cache;      /* --synth-cache K: K witnesses synthesized before the run,
+                                copied into every partition (0: synthesize each) */
     const char *backend;
     const char *proofs_path, *out_dir;
     /* Jobs from a snarkjs key when set: partition p of every job is wtns_paths[p]

@@ -28,7 +28,7 @@
  * p being witness file p, checked against the key when it is synthesized; the key's own
  * verifying key checks the proofs, and --out writes them as snarkjs proof.json files.
  * The flags that describe a native circuit (--circuit, --constraints, --public, --key,
- * --synth-cost, --synth-only) are refused with it. */
+ * --synth-cost, --synth-cache, --synth-only) are refused with it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +126,7 @@ static int usage(void)
             "usage: g16 bench --circuit synthetic --constraints N --partitions P [-c/--count N]\n"
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
             "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--synth-cost K]\n"
-            "         [--public K]\n"
+            "         [--synth-cache K] [--public K]\n"
             "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
             "         [--backend cpu|cuda|auto] [--g2-cpu] [--trace FILE] [--timeline]\n"
             "       g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [-c/--count N]\n"
@@ -272,7 +272,8 @@ int cmd_bench(int argc, char **argv)
         size_t n;
         bool ok = true;
         if (!strcmp(a, "--circuit") || !strcmp(a, "--constraints") || !strcmp(a, "--public") ||
-            !strcmp(a, "--key") || !strcmp(a, "--synth-cost") || !strcmp(a, "--synth-only"))
+            !strcmp(a, "--key") || !strcmp(a, "--synth-cost") || !strcmp(a, "--synth-only") ||
+            !strcmp(a, "--synth-cache"))
             native_flag = a;
         if (!strcmp(a, "--circuit") && v)
             circuit = argv[++i];
@@ -330,6 +331,8 @@ int cmd_bench(int argc, char **argv)
             key_path = argv[++i];
         else if (!strcmp(a, "--out") && v)
             ro.out_dir = argv[++i];
+        else if (!strcmp(a, "--synth-cache") && v)
+            ok = count_arg(&ro.synth_cache, a, argv[++i], 1024);
         else if (!strcmp(a, "--g2-cpu"))
             ro.g2_on_cpu = true;
         else if (!strcmp(a, "--synth-only"))

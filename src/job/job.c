@@ -189,6 +189,62 @@ static g16_status check_buffers(const job_t *job, size_t p, const job_buffers *b
     return G16_OK;
 }
 
+/* The partition's witness from its source (the circuit or its witness file). */
+static g16_status synthesize_source(job_t *job, size_t p, job_buffers *bufs)
+{
+    return job->cfg.source == JOB_SOURCE_ZKEY ? job_zkey_synthesize(&job->cfg, p, bufs)
+                                              : synthesize_native(job, p, bufs);
+}
+
+/* Entry p mod count of the cache into bufs. */
+static g16_status copy_cached(const job_witness_cache *c, size_t p, job_buffers *bufs)
+{
+    const job_buffers *e = &c->entries[p % c->count];
+    if (e->n_vars > bufs->n_vars || e->domain_size > bufs->domain_size)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "partition %zu: the witness cache holds %zu wires and a domain of "
+                           "%zu, the job %zu and %zu", p, e->n_vars, e->domain_size,
+                           bufs->n_vars, bufs->domain_size);
+    memcpy(bufs->z, e->z, e->n_vars * sizeof *e->z);
+    memcpy(bufs->a, e->a, e->domain_size * sizeof *e->a);
+    memcpy(bufs->b, e->b, e->domain_size * sizeof *e->b);
+    memcpy(bufs->c, e->c, e->domain_size * sizeof *e->c);
+    return G16_OK;
+}
+
+g16_status job_witness_cache_fill(job_witness_cache *cache, job_t *job, size_t count)
+{
+    *cache = (job_witness_cache){0};
+    if (!job || count == 0 || count > job->cfg.n_partitions)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "witness cache: %zu entries for a job of %zu partitions", count,
+                           job ? job->cfg.n_partitions : 0);
+    if (!(cache->entries = calloc(count, sizeof *cache->entries)))
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "witness cache of %zu entries", count);
+    g16_status st = G16_OK;
+    for (size_t p = 0; p < count && !st; p++) {
+        if (!(st = job_buffers_alloc(&cache->entries[p], job)))
+            cache->count = p + 1;
+        if (!st)
+            st = synthesize_source(job, p, &cache->entries[p]);
+    }
+    if (st) {
+        job_witness_cache_free(cache);
+        return st;
+    }
+    return G16_OK;
+}
+
+void job_witness_cache_free(job_witness_cache *cache)
+{
+    if (!cache)
+        return;
+    for (size_t i = 0; cache->entries && i < cache->count; i++)
+        job_buffers_free(&cache->entries[i]);
+    free(cache->entries);
+    *cache = (job_witness_cache){0};
+}
+
 g16_status job_synthesize_partition(job_t *job, size_t p, job_buffers *bufs)
 {
     g16_status st = check_buffers(job, p, bufs);
@@ -202,9 +258,10 @@ g16_status job_synthesize_partition(job_t *job, size_t p, job_buffers *bufs)
     stage(job, p, "synthesizing");
     trace_context_set(job->cfg.id, (int32_t)p);
     uint64_t span = trace_begin();
-    bool zkey = job->cfg.source == JOB_SOURCE_ZKEY;
-    st = zkey ? job_zkey_synthesize(&job->cfg, p, bufs) : synthesize_native(job, p, bufs);
-    trace_end(span, TRACE_SYNTH, zkey ? "witness" : "circuit");
+    const job_witness_cache *wc = job->cfg.witness_cache;
+    st = wc ? copy_cached(wc, p, bufs) : synthesize_source(job, p, bufs);
+    trace_end(span, TRACE_SYNTH,
+              wc ? "cached witness" : job->cfg.source == JOB_SOURCE_ZKEY ? "witness" : "circuit");
     r->ms_synth = clock_ms() - t0;
     if (st)
         return record_failure(r, st);

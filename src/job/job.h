@@ -84,6 +84,10 @@ typedef struct {
     const groth16_prove_options *prove_opts; /* the backend (backend_prove_options), and
                                                 for tests fixed r, s; NULL: the CPU */
     int32_t id; /* the job's number in the timeline (trace/trace.h) */
+    /* Benchmarks: when set, partition p's synthesis copies entry p mod count of these
+     * pre-synthesized witnesses instead of running the circuit or reading a file (see
+     * job_witness_cache below). */
+    const struct job_witness_cache_s *witness_cache;
 } job_config;
 
 typedef enum {
@@ -113,6 +117,19 @@ typedef struct {
     fr_t *z, *a, *b, *c;
     size_t n_vars, domain_size;
 } job_buffers;
+
+/* Witnesses synthesized once and copied into each partition's buffers (z, a, b, c and so
+ * its public inputs), for benchmarks that measure the provers with synthesis out of the
+ * way, as issue 7's "witnesses pre-synthesized" (`g16 bench --synth-cache K`). */
+typedef struct job_witness_cache_s {
+    job_buffers *entries;
+    size_t count;
+} job_witness_cache;
+
+/* Synthesizes partitions 0 .. count - 1 of job (count <= its partitions) into a new cache,
+ * ignoring any cache the job has. The job's results are not touched. */
+g16_status job_witness_cache_fill(job_witness_cache *cache, job_t *job, size_t count);
+void job_witness_cache_free(job_witness_cache *cache);
 
 /* Checks cfg (every pointer its source needs set, n_partitions >= 1, n_public and the key
  * agreeing; for a zkey, the prover key's shape and, unless zkey_coefs_checked, its
