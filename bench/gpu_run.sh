@@ -112,7 +112,7 @@ for step in "${steps[@]}"; do
   part26) bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G ;;
   job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 10 --mem-budget 80G ;;
   job26c) bench_job job26c 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
-    --mem-budget 64G --synth-cache 2 ;;
+    --mem-budget 48G --synth-cache 2 ;;
   part27) bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 --mem-budget 48G ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
