@@ -58,9 +58,16 @@ done
 bench --constraints 4096 --partitions 6 --synth-cost 250 --synth-threads 1 --lookahead 2 \
   --trace "$d/slow.trace" > "$d/slow"
 test "$(top_cause "$d/slow.trace")" = synthesis || fail "one synthesis thread: not synthesis-bound"
-bench --constraints 4096 --partitions 6 --synth-cost 250 --synth-threads 2 --lookahead 4 \
-  --trace "$d/fast.trace" > "$d/fast"
 util() { "$g16" trace report "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["run"]["utilisation"])'; }
-u1=$(util "$d/slow.trace"); u2=$(util "$d/fast.trace")
-python3 -c "import sys; sys.exit(0 if $u2 > $u1 else 1)" || fail "utilisation $u2 with 2 synthesis threads, $u1 with 1"
+# A second synthesis thread helps only when a core is free for it: on this 2-core machine,
+# with other tests running beside this one, a run can lose it, so the comparison gets a
+# second try (a real regression fails both).
+for attempt in 1 2; do
+  bench --constraints 4096 --partitions 6 --synth-cost 250 --synth-threads 2 --lookahead 4 \
+    --trace "$d/fast.trace" > "$d/fast"
+  u1=$(util "$d/slow.trace"); u2=$(util "$d/fast.trace")
+  python3 -c "import sys; sys.exit(0 if $u2 > $u1 else 1)" && break
+  [ $attempt = 2 ] && fail "utilisation $u2 with 2 synthesis threads, $u1 with 1 (twice)"
+  echo "cli_pipeline: utilisation $u2 with 2 synthesis threads, $u1 with 1: once more" >&2
+done
 echo "cli_pipeline: ok (prover utilisation $u1 with 1 synthesis thread, $u2 with 2)"
