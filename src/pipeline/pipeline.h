@@ -3,7 +3,7 @@
  * "The pipeline").
  *
  *   submit --> [synthesis threads: T] --prove queue--> [prover workers] --> [finalize] --> results
- *               admission: a lookahead place          one per GPU, or     verification,
+ *               admission: a lookahead place          two per GPU, or     verification,
  *               and a buffer slot (the budget)        W CPU workers       result recording
  *
  * Units. A job (job/job.h) is P partitions sharing a key; the pipeline moves partitions.
@@ -17,11 +17,12 @@
  *               job_synthesize_partition into the partition's buffer slot and puts it on
  *               the prove queue.
  *   prover-<i>  CPU backend: W workers (default 1); they share the process-wide thread
- *   gpu-<d>     pool for their NTTs and MSMs. CUDA: one worker per visible device, which
- *               opens its own backend (backend_cuda_open) so that the device is current
- *               on that thread. A worker takes the oldest queued partition, runs
+ *   gpu-<d>     pool for their NTTs and MSMs. CUDA: gpu_workers per visible device
+ *   gpu-<d>.<k> (default 2, below), each opening its own backend (backend_cuda_open) so
+ *               that the device is current on that thread. A worker takes the oldest queued partition, runs
  *               job_prove_synthesized with its backend, gives the buffer slot back and
- *               passes the partition on.
+ *               passes the partition on (with g2_on_cpu: job_prove_partial, and the slot
+ *               goes along to finalize).
  *   finalize    F threads (default 1): job_verify_partition (when the job has a verifying
  *               key) and the partition's final state. No buffers are held here, except
  *               with g2_on_cpu: the B2 MSM then runs here on the CPU (job_finish_partial)

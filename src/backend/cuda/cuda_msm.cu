@@ -20,8 +20,8 @@
  *
  * Cost: m others -> m W mixed additions in step 4 (the floor in DESIGN.md), plus about
  * 2 * 2^(c-1) W additions in step 5. Memory: the sorted pairs of every window (4 W m bytes)
- * and the buckets (W 2^(c-1) XYZZ points). Buffers are allocated per call for now; the
- * pipeline issue moves them into a pool allocated at start-up. */
+ * and the buckets (W 2^(c-1) XYZZ points). Buffers come from the context's pool
+ * (cuda_ctx.cuh): allocated by the first call of each size, reused after. */
 #include <cub/cub.cuh>
 
 #include "cuda_ctx.cuh"
