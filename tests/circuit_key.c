@@ -33,3 +33,21 @@ void test_circuit_key_free(test_circuit_key *k)
     groth16_setup_key_free(&k->key);
     constraint_matrices_free(&k->mat);
 }
+
+void test_job_equals_sequential(const test_circuit_key *k, const job_t *job, size_t n)
+{
+    job_config cfg = *job_get_config(job);
+    job_t *seq = NULL;
+    if (!CHECK(job_create(&seq, &cfg) == G16_OK))
+        return;
+    CHECK(job_prove_all(seq) == G16_OK);
+    size_t np = k->vk.n_public;
+    for (size_t p = 0; p < n; p++) {
+        const job_result *a = job_get_result(job, p), *b = job_get_result(seq, p);
+        CHECK(a->state == JOB_PARTITION_PROVED && a->status == G16_OK);
+        CHECK(memcmp(&a->proof, &b->proof, sizeof a->proof) == 0);
+        CHECK(memcmp(a->public_inputs, b->public_inputs, np * sizeof(fr_t)) == 0);
+        CHECK(groth16_verify(&k->vk, a->public_inputs, np, &a->proof) == G16_OK);
+    }
+    job_free(seq);
+}

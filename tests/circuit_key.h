@@ -11,6 +11,7 @@
 #include "groth16/groth16.h"
 #include "groth16/prove.h"
 #include "groth16/setup.h"
+#include "job/job.h"
 
 typedef struct {
     constraint_matrices mat;
@@ -24,5 +25,10 @@ typedef struct {
 bool test_circuit_key_make(test_circuit_key *k, cs_circuit_fn circuit, const void *params,
                            size_t n_public);
 void test_circuit_key_free(test_circuit_key *k);
+
+/* Every partition of job (n of them) is PROVED with the proof and public inputs of proving
+ * its partitions one by one (job_prove_all on a new job of the same configuration: the
+ * same fixed r, s and the job's own prove options), and the proof verifies under k's vk. */
+void test_job_equals_sequential(const test_circuit_key *k, const job_t *job, size_t n);
 
 #endif

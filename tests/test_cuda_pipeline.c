@@ -49,23 +49,6 @@ static bool make_job(test_job *tj, const test_circuit_key *k, int32_t id, size_t
     return CHECK(job_create(&tj->job, &cfg) == G16_OK);
 }
 
-/* The job's proofs equal the CPU's, partition by partition (job_prove_all with the same
- * fixed r, s and the job's own prove options: the CPU). */
-static void check_equals_cpu(const test_circuit_key *k, const test_job *tj)
-{
-    job_config cfg = *job_get_config(tj->job);
-    job_t *seq = NULL;
-    if (!CHECK(job_create(&seq, &cfg) == G16_OK))
-        return;
-    CHECK(job_prove_all(seq) == G16_OK);
-    for (size_t p = 0; p < tj->n; p++) {
-        const job_result *a = job_get_result(tj->job, p), *b = job_get_result(seq, p);
-        CHECK(a->state == JOB_PARTITION_PROVED && a->status == G16_OK);
-        CHECK(memcmp(&a->proof, &b->proof, sizeof a->proof) == 0);
-        CHECK(memcmp(a->public_inputs, b->public_inputs, N_PUBLIC * sizeof(fr_t)) == 0);
-    }
-    job_free(seq);
-}
 
 static bool run_job(pipeline *pl, const test_circuit_key *k, int32_t id, size_t n, uint64_t seed)
 {
@@ -80,7 +63,7 @@ static bool run_job(pipeline *pl, const test_circuit_key *k, int32_t id, size_t 
     if (pj)
         pipeline_job_release(pl, pj);
     if (ok)
-        check_equals_cpu(k, &tj);
+        test_job_equals_sequential(k, tj.job, tj.n); /* the CPU: the job's own options */
     job_free(tj.job);
     return ok;
 }

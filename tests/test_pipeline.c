@@ -169,19 +169,7 @@ static pipeline *make_pipeline(const test_key *k, unsigned synth, unsigned looka
 /* Every proof and public input of tj equals proving its partitions one by one. */
 static void check_equals_sequential(const test_key *k, const test_job *tj)
 {
-    job_config cfg = *job_get_config(tj->job);
-    job_t *seq = NULL;
-    if (!CHECK(job_create(&seq, &cfg) == G16_OK))
-        return;
-    CHECK(job_prove_all(seq) == G16_OK);
-    for (size_t p = 0; p < tj->n; p++) {
-        const job_result *a = job_get_result(tj->job, p), *b = job_get_result(seq, p);
-        CHECK(a->state == JOB_PARTITION_PROVED && a->status == G16_OK);
-        CHECK(memcmp(&a->proof, &b->proof, sizeof a->proof) == 0);
-        CHECK(memcmp(a->public_inputs, b->public_inputs, N_PUBLIC * sizeof(fr_t)) == 0);
-        CHECK(groth16_verify(&k->vk, a->public_inputs, N_PUBLIC, &a->proof) == G16_OK);
-    }
-    job_free(seq);
+    test_job_equals_sequential(k, tj->job, tj->n);
 }
 
 static void test_concurrent_jobs(const test_key *k)

@@ -257,7 +257,6 @@ out:
     if (dzb != dz)
         cuda_ctx_release(ctx, dzb);
     cuda_ctx_release(ctx, dz);
-    cuda_ctx_sample_memory(ctx, NULL);
     trace_end_on(window, TRACE_GPU, dev, 0, "partition");
     return st;
 }
