@@ -2,14 +2,17 @@
 # One call on a GPU machine: build with CUDA for sm_90, run the GPU tests and the GPU
 # benchmarks, print one table at the end. Logs go to $OUT when it is set (the device tool),
 # else to build-gpu/logs. Steps run in the order given (default: all but the long ones):
-#   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [job26]
-#                    [part27] [pipe24] [cpu]
+#   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [part26s]
+#                    [part26g2] [job26] [job26c] [part27] [pipe24] [windows] [cpu]
 #   build      the targets the other steps need (always run first when absent)
 #   tests      every GPU test, each against the CPU, and a snarkjs proof on the GPU
 #   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
 #   ntt        bench_gpu_ntt
 #   pipe20     the pipeline: 2 jobs x 4 partitions at 2^20, trace report
-#   part26     3 partitions at 2^26 (the setup on the GPU), trace report
+#   part26     3 partitions at 2^26 (the setup on the GPU, the key kept in $KEYS/k26.key
+#              for the steps below), trace report
+#   part26s    the same with the key streamed from host memory (--gpu-key streamed)
+#   part26g2   the same with the B2 MSM on the CPU (--g2-cpu)
 #   job26      one 10-partition job at 2^26 (issue 7's figure), trace report
 #   job26c     the same with 2 pre-synthesized witnesses copied (--synth-cache 2): the GPU
 #              with synthesis out of the way
@@ -28,6 +31,8 @@ row() { summary+=("$(printf '%-30s %s' "$1" "$2")"); }
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(build tests msm-quick ntt pipe20)
 g16=build-gpu/g16
+keys=${KEYS:-/tmp/g16-keys} # keys made by one step and used by later ones (same call)
+mkdir -p "$keys"
 export G16_SOURCE_DIR=$PWD # the tests find their fixtures through it, as under ctest
 
 {
@@ -109,10 +114,16 @@ for step in "${steps[@]}"; do
   msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
-  part26) bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G ;;
-  job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 10 --mem-budget 80G ;;
+  part26) bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G \
+    --key "$keys/k26.key" ;;
+  part26s) bench_job part26s 400 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G \
+    --key "$keys/k26.key" --gpu-key streamed ;;
+  part26g2) bench_job part26g2 400 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G \
+    --key "$keys/k26.key" --g2-cpu ;;
+  job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 10 --mem-budget 80G \
+    --key "$keys/k26.key" ;;
   job26c) bench_job job26c 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
-    --mem-budget 48G --synth-cache 2 ;;
+    --mem-budget 48G --synth-cache 2 --key "$keys/k26.key" ;;
   part27) bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 --mem-budget 48G ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G

@@ -7,6 +7,8 @@
  * - The steady state allocates nothing on the device: cudaMalloc, cudaFree and pool trims
  *   counted after the first job stay the same through the second (every device buffer comes
  *   from the workers' pools, the key is resident, the host slots pinned once).
+ * - The same with the B2 MSM on the CPU, and with the key streamed from host memory in
+ *   small chunks instead of resident (nothing of the key then resident).
  * - The development setup with the GPU's fixed-base products makes the CPU's key.
  * - The figures the pipeline reports: workers per device, peak device memory, the key
  *   resident; pinned host buffers are pinned (and plain ones are not). */
@@ -166,6 +168,23 @@ int main(void)
         CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
         pipeline_free(pl);
     }
+    /* The key streamed from host memory (chunks of 2000 G1 points) instead of resident:
+     * the same proofs, and nothing of the key resident. */
+    pipeline_config streamed = cfg;
+    streamed.key_placement = BACKEND_KEY_STREAMED;
+    setenv("G16_GPU_STREAM_CHUNK", "192000", 1);
+    pl = NULL;
+    if (CHECK(pipeline_create(&pl, &streamed) == G16_OK)) {
+        run_job(pl, &k, 3, 2, 400);
+        pipeline_stats ss;
+        pipeline_stats_get(pl, &ss);
+        CHECK(ss.key_streamed && ss.device_resident_bytes == 0 && ss.partitions_proved == 2);
+        printf("  key streamed (%s), device peak %.1f MiB\n",
+               ss.key_stream_pinned ? "pinned" : "pageable", ss.device_peak_bytes / 1048576.0);
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+    }
+    unsetenv("G16_GPU_STREAM_CHUNK");
     CHECK(st.gpu_devices >= 1 && st.gpu_workers_per_device == 2);
     CHECK(st.prover_workers == 2 * st.gpu_devices);
     CHECK(st.partitions_proved == 7);

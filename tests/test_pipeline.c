@@ -18,6 +18,8 @@
  * - Budget: a budget that fits one partition serializes them (one slot, BUDGET_WAIT in the
  *   timeline, each synthesis after the previous proof); a budget below one partition is
  *   an error naming both figures; a job whose key is larger than the pool's is refused.
+ * - The GPU pipeline's device plan (key resident or streamed, workers, the bytes held in
+ *   the process's ledger) from budget figures.
  * - Jobs from a snarkjs key (the poseidon fixture, a witness file per partition): with a
  *   job whose partition 1 is a truncated witness and one whose is another curve's between
  *   them, the good jobs' proofs and public inputs equal groth16_prove_zkey's one by one,
@@ -642,9 +644,36 @@ out:
     test_zkey_close(&k);
 }
 
+/* The GPU pipeline's device plan (the arithmetic only: no device needed). Units: budget
+ * 100, key 50, a partition 20 with the key resident, 25 with it streamed, 2 workers. */
+static void test_device_plan(void)
+{
+    pipeline_device_plan p;
+    /* Room for the key and two partitions. */
+    CHECK(pipeline_plan_device(&p, 100, 0, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    CHECK(p.placement == BACKEND_KEY_RESIDENT && p.workers == 2 && p.reserved == 90);
+    /* Another pipeline holds 30: the key and one partition. */
+    CHECK(pipeline_plan_device(&p, 100, 30, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    CHECK(p.placement == BACKEND_KEY_RESIDENT && p.workers == 1 && p.reserved == 70);
+    /* Holds 40: the key no longer fits beside a partition, so it streams (two workers). */
+    CHECK(pipeline_plan_device(&p, 100, 40, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    CHECK(p.placement == BACKEND_KEY_STREAMED && p.workers == 2 && p.reserved == 50);
+    /* Forced resident there: nothing fits. */
+    CHECK(!pipeline_plan_device(&p, 100, 40, 50, 20, 25, 2, BACKEND_KEY_RESIDENT));
+    /* Holds 80: not even one streamed partition. */
+    CHECK(!pipeline_plan_device(&p, 100, 80, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    /* Forced streamed with room to spare. */
+    CHECK(pipeline_plan_device(&p, 100, 0, 50, 20, 25, 3, BACKEND_KEY_STREAMED));
+    CHECK(p.placement == BACKEND_KEY_STREAMED && p.workers == 3 && p.reserved == 75);
+    /* No budget: unlimited, nothing held. */
+    CHECK(pipeline_plan_device(&p, 0, 0, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    CHECK(p.placement == BACKEND_KEY_RESIDENT && p.workers == 2 && p.reserved == 0);
+}
+
 int main(void)
 {
     test_init("test_pipeline");
+    test_device_plan();
     alarm(TIMEOUT_S); /* a hang fails the test instead of blocking CI */
     test_random_fr(&g_r);
     test_random_fr(&g_s);

@@ -55,6 +55,53 @@ g16_status backend_open(backend **out, const char *kind)
     return status_fail(G16_ERR_INVALID_ARGUMENT, "unknown backend '%s' (cpu, cuda or auto)", kind);
 }
 
+const char *backend_key_placement_name(backend_key_placement p)
+{
+    return p == BACKEND_KEY_RESIDENT ? "resident" : p == BACKEND_KEY_STREAMED ? "streamed" : "auto";
+}
+
+bool backend_key_placement_parse(backend_key_placement *p, const char *name)
+{
+    static const backend_key_placement all[] = {BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT,
+                                                BACKEND_KEY_STREAMED};
+    for (size_t i = 0; name && i < 3; i++)
+        if (!strcmp(name, backend_key_placement_name(all[i]))) {
+            *p = all[i];
+            return true;
+        }
+    return false;
+}
+
+g16_status backend_key_placement_default(backend_key_placement *p)
+{
+    const char *env = getenv("G16_GPU_KEY");
+    *p = BACKEND_KEY_AUTO;
+    if (env && !backend_key_placement_parse(p, env))
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "G16_GPU_KEY=%s: expected auto, resident or streamed", env);
+    return G16_OK;
+}
+
+uint64_t backend_key_device_bytes(const groth16_prover_key *pk)
+{
+    uint64_t nv = pk->n_vars, n = pk->domain_size;
+    uint64_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
+    uint64_t n_aux = nv - pk->n_public - 1;
+    return (na + nb + n_aux + n) * 96 + nb * 192;
+}
+
+uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed)
+{
+    uint64_t nv = pk->n_vars, n = pk->domain_size;
+    uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
+    /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch (H's,
+     * n dense scalars; cuda_msm.cu): canonical scalars (32 n), flags, prefix sums and
+     * index lists (20 n), sort keys and values (12 n), the sorted indices of every window
+     * (4 W n, W = 16), and up to 512 MiB of buckets and sort scratch. */
+    uint64_t bytes = (3 * n + nv + na + nb) * 32 + (32 + 20 + 12 + 64) * n + ((uint64_t)1 << 29);
+    return bytes + (key_streamed ? 2 * BACKEND_STREAM_CHUNK_BYTES : 0);
+}
+
 void backend_close(backend *be)
 {
     if (be)

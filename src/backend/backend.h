@@ -24,11 +24,42 @@
 
 typedef struct backend backend;
 
+/* Where a GPU backend keeps the proving key's points (DESIGN.md: "the proving key is
+ * uploaded once and stays resident ... when it fits; otherwise bases stream from pinned
+ * host memory in double-buffered chunks"):
+ *   RESIDENT  uploaded on first use and kept on the device for every later partition;
+ *   STREAMED  left in host memory (pinned in place once) and uploaded in chunks of
+ *             BACKEND_STREAM_CHUNK_BYTES for every MSM, each chunk's copy overlapping the
+ *             previous chunk's MSM; the device then needs two chunk buffers, not the key;
+ *   AUTO      resident when the key and one partition's buffers fit in the device's free
+ *             memory at the first partition (or the key is resident already), else
+ *             streamed. The pipeline decides from its device budget and sets one of the
+ *             first two. G16_GPU_KEY=resident|streamed|auto overrides the default (AUTO)
+ *             when a backend opens, and G16_GPU_STREAM_CHUNK=BYTES the chunk size (tests
+ *             use small chunks to cross many chunk boundaries). */
+typedef enum { BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT, BACKEND_KEY_STREAMED } backend_key_placement;
+#define BACKEND_STREAM_CHUNK_BYTES (1536ull << 20)
+/* "auto", "resident", "streamed"; parse returns false for anything else. */
+const char *backend_key_placement_name(backend_key_placement p);
+bool backend_key_placement_parse(backend_key_placement *p, const char *name);
+/* G16_GPU_KEY's placement (AUTO when unset); G16_ERR_INVALID_ARGUMENT naming the variable
+ * when it holds anything else. */
+g16_status backend_key_placement_default(backend_key_placement *p);
+
+/* Device bytes of a key's points (A, B1, B2, C, H), and what one partition needs on a
+ * device besides them: its vectors and the largest MSM's scratch, plus the two chunk
+ * buffers when the key is streamed. Estimates for admission (pipeline.h). */
+uint64_t backend_key_device_bytes(const groth16_prover_key *pk);
+uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed);
+
 /* A device's memory, for reports; the device-wide figures include other processes. */
 typedef struct backend_memory_s {
     uint64_t device_total, device_used, device_peak_used;
     uint64_t pool_bytes;     /* this backend's scratch pool (reused across partitions) */
     uint64_t resident_bytes; /* the key points resident on the device */
+    uint64_t streamed_bytes; /* key points this backend streamed up (a streamed key) */
+    bool key_streamed;       /* the last partition streamed the key */
+    bool stream_pinned;      /* ... from pinned host memory (else pageable copies) */
 } backend_memory;
 
 struct backend {
@@ -47,6 +78,9 @@ struct backend {
     /* Device memory now and at its peak (NULL for the CPU: no device memory). */
     bool (*memory)(backend *be, struct backend_memory_s *m);
     void (*close)(backend *be);
+    /* Where the key's points live (GPU backends; see backend_key_placement). Set before
+     * the first partition. */
+    backend_key_placement key_placement;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

@@ -78,10 +78,12 @@ DEFINE_GPU_MSM(g2)
 
 /* One-off MSM over host arrays: both uploaded to scratch (never made resident: the caller
  * may free and reuse these addresses). */
+static cuda_ctx *state_ctx(backend *be);
+
 static g16_status msm_host(backend *be, int group, void *r, const uint8_t *bases,
                            const void *scalars, size_t n, bool montgomery)
 {
-    cuda_ctx *ctx = be->impl;
+    cuda_ctx *ctx = state_ctx(be);
     size_t base_bytes = n * (group == 1 ? 96 : 192), scalar_bytes = n * 32;
     void *db = NULL, *ds = NULL;
     g16_status st;
@@ -107,6 +109,134 @@ static g16_status cuda_msm_g2_host(backend *be, g2_jac_t *r, const uint8_t *base
                                    const void *scalars, size_t n, bool montgomery)
 {
     return msm_host(be, 2, r, bases, scalars, n, montgomery);
+}
+
+/* --- the key's points: resident, or streamed from host memory ------------------------- */
+
+/* What the CUDA backend keeps beside its context. */
+typedef struct {
+    cuda_ctx *ctx;
+    bool streamed;       /* the last partition streamed the key */
+    bool stream_pinned;  /* ... and its points were pinned in place */
+    uint64_t streamed_bytes;
+} cuda_backend_state;
+
+static cuda_ctx *state_ctx(backend *be) { return ((cuda_backend_state *)be->impl)->ctx; }
+
+/* One of the key's arrays: on the device (dev), or in host memory (host) to be streamed. */
+typedef struct {
+    const void *dev;
+    const uint8_t *host;
+    size_t bytes;
+} key_points;
+
+static size_t stream_chunk_bytes(void)
+{
+    const char *env = getenv("G16_GPU_STREAM_CHUNK");
+    long long v = env ? atoll(env) : 0;
+    return v >= 192 ? (size_t)v : (size_t)BACKEND_STREAM_CHUNK_BYTES;
+}
+
+/* r = sum k_i P_i with P in host memory: chunk k + 1 goes up on the copy stream while
+ * chunk k's MSM runs, into the other of two device buffers (a buffer is refilled only
+ * after the MSM that read it has returned). Each chunk is a whole MSM (its own scalar
+ * mix, window width and bucket reduction); the chunks' points are added here. */
+#define DEFINE_STREAMED_MSM(G, POINT_BYTES)                                                 \
+    static g16_status msm_streamed_##G(cuda_backend_state *bs, G##_jac_t *r,               \
+                                       cuda_msm_info *info, const uint8_t *host,            \
+                                       const uint8_t *scalars_dev, size_t n, bool mont)     \
+    {                                                                                       \
+        cuda_ctx *ctx = bs->ctx;                                                            \
+        size_t chunk = stream_chunk_bytes() / (POINT_BYTES), len0 = n < chunk ? n : chunk;  \
+        void *buf[2] = {NULL, NULL};                                                        \
+        cuda_msm_info sum = {0}, part;                                                      \
+        G##_set_infinity(r);                                                                \
+        if (n == 0) {                                                                       \
+            if (info)                                                                       \
+                *info = sum;                                                                \
+            return G16_OK;                                                                  \
+        }                                                                                   \
+        bs->stream_pinned = cuda_ctx_pin_host(ctx, host, n * (POINT_BYTES));                \
+        g16_status st;                                                                      \
+        if ((st = cuda_ctx_alloc(ctx, &buf[0], len0 * (POINT_BYTES))) ||                    \
+            (st = cuda_ctx_alloc(ctx, &buf[1], len0 * (POINT_BYTES))) ||                    \
+            (st = cuda_ctx_upload_slot(ctx, 0, buf[0], host, len0 * (POINT_BYTES))))        \
+            goto out;                                                                       \
+        for (size_t off = 0, k = 0; off < n; off += chunk, k++) {                           \
+            size_t len = n - off < chunk ? n - off : chunk, next = off + len;               \
+            if (next < n &&                                                                 \
+                (st = cuda_ctx_upload_slot(ctx, (int)((k + 1) & 1), buf[(k + 1) & 1],       \
+                                           host + next * (POINT_BYTES),                     \
+                                           (n - next < chunk ? n - next : chunk) *          \
+                                               (POINT_BYTES))))                             \
+                goto out;                                                                   \
+            double up_ms = 0;                                                               \
+            G##_jac_t p, t;                                                                 \
+            if ((st = cuda_ctx_wait_slot(ctx, (int)(k & 1), &up_ms)) ||                     \
+                (st = backend_cuda_msm_##G(ctx, &p, &part, buf[k & 1],                      \
+                                           scalars_dev + off * 32, len, mont)))             \
+                goto out;                                                                   \
+            G##_add(&t, r, &p);                                                             \
+            *r = t;                                                                         \
+            bs->streamed_bytes += len * (POINT_BYTES);                                      \
+            sum.zeros += part.zeros;                                                        \
+            sum.ones += part.ones;                                                          \
+            sum.others += part.others;                                                      \
+            sum.window_bits = part.window_bits;                                             \
+            sum.windows = part.windows;                                                     \
+            sum.ms_upload += up_ms;                                                         \
+            sum.ms_classify += part.ms_classify;                                            \
+            sum.ms_ones += part.ms_ones;                                                    \
+            sum.ms_sort += part.ms_sort;                                                    \
+            sum.ms_accumulate += part.ms_accumulate;                                        \
+            sum.ms_reduce += part.ms_reduce;                                                \
+            sum.ms_total += part.ms_total;                                                  \
+        }                                                                                   \
+    out:                                                                                    \
+        if (st) /* a queued copy may still write into a buffer */                           \
+            cuda_ctx_wait_slot(ctx, 0, NULL), cuda_ctx_wait_slot(ctx, 1, NULL),             \
+                cuda_ctx_sync(ctx);                                                         \
+        cuda_ctx_release(ctx, buf[0]);                                                      \
+        cuda_ctx_release(ctx, buf[1]);                                                      \
+        if (info)                                                                           \
+            *info = sum;                                                                    \
+        return st;                                                                          \
+    }
+DEFINE_STREAMED_MSM(g1, 96)
+DEFINE_STREAMED_MSM(g2, 192)
+
+static g16_status msm_key_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_msm_info *info,
+                             const key_points *k, const void *scalars_dev, size_t n, bool mont)
+{
+    return k->dev ? backend_cuda_msm_g1(bs->ctx, r, info, k->dev, scalars_dev, n, mont)
+                  : msm_streamed_g1(bs, r, info, k->host, scalars_dev, n, mont);
+}
+
+static g16_status msm_key_g2(cuda_backend_state *bs, g2_jac_t *r, cuda_msm_info *info,
+                             const key_points *k, const void *scalars_dev, size_t n, bool mont)
+{
+    return k->dev ? backend_cuda_msm_g2(bs->ctx, r, info, k->dev, scalars_dev, n, mont)
+                  : msm_streamed_g2(bs, r, info, k->host, scalars_dev, n, mont);
+}
+
+/* Resident or streamed for this partition (backend_key_placement): AUTO keeps a key that
+ * is resident already, and makes one resident when it fits in the free device memory
+ * beside one partition's buffers. */
+static bool key_streams(backend *be, const key_points *pts, size_t count,
+                        const groth16_prover_key *pk)
+{
+    if (be->key_placement != BACKEND_KEY_AUTO)
+        return be->key_placement == BACKEND_KEY_STREAMED;
+    cuda_ctx *ctx = state_ctx(be);
+    uint64_t need = 0;
+    for (size_t i = 0; i < count; i++)
+        need += pts[i].bytes;
+    cuda_memory_info m;
+    cuda_ctx_sample_memory(ctx, &m);
+    if (m.resident_bytes >= need)
+        return false; /* resident already (cuda_ctx_resident finds the arrays) */
+    uint64_t free_bytes = m.device_total - m.device_used + m.pool_bytes;
+    return need + backend_partition_device_bytes(pk, false) > free_bytes;
 }
 
 /* A device stage that just finished, into the timeline: the stage's span and its kernel
@@ -157,28 +287,30 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
                                  const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c)
 {
     backend *be = vbe;
-    cuda_ctx *ctx = be->impl;
+    cuda_backend_state *bs = be->impl;
+    cuda_ctx *ctx = bs->ctx;
     int dev = cuda_ctx_device(ctx);
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
     size_t vec = n * sizeof(fr_t);
     void *da = NULL, *db = NULL, *dc = NULL, *dz = NULL, *dza = NULL, *dzb = NULL;
-    const void *ka, *kb1, *kb2, *kc, *kh;
     bool a_whole = !pk->density_a || pk->n_a == nv, b_whole = !pk->density_b || pk->n_b == nv;
     size_t na = a_whole ? nv : pk->n_a, nb = b_whole ? nv : pk->n_b;
     const void *zsrc = z_bytes ? (const void *)z_bytes : (const void *)z;
     cuda_msm_info info;
-    g16_status st;
+    g16_status st = G16_OK;
     uint64_t window = trace_begin(), span = trace_begin();
     double t = clock_ms();
 
-    /* The key (first partition only), then this partition's vectors. */
+    /* The key: resident (uploaded by the first partition only) or streamed by each MSM. */
+    enum { KA, KB1, KB2, KC, KH };
+    key_points keys[5] = {{NULL, pk->a, na * 96}, {NULL, pk->b1, nb * 96},
+                          {NULL, pk->b2, nb * 192}, {NULL, pk->c, (nv - np - 1) * 96},
+                          {NULL, pk->h, n * 96}};
+    bs->streamed = key_streams(be, keys, 5, pk);
     size_t resident_before = cuda_ctx_resident_bytes(ctx);
-    if ((st = cuda_ctx_resident(ctx, &ka, pk->a, na * 96)) ||
-        (st = cuda_ctx_resident(ctx, &kb1, pk->b1, nb * 96)) ||
-        (st = cuda_ctx_resident(ctx, &kb2, pk->b2, nb * 192)) ||
-        (st = cuda_ctx_resident(ctx, &kc, pk->c, (nv - np - 1) * 96)) ||
-        (st = cuda_ctx_resident(ctx, &kh, pk->h, n * 96)))
-        return st;
+    for (int k = 0; k < 5 && !bs->streamed; k++)
+        if ((st = cuda_ctx_resident(ctx, &keys[k].dev, keys[k].host, keys[k].bytes)))
+            return st;
     if (cuda_ctx_resident_bytes(ctx) != resident_before)
         trace_end_on(span, TRACE_UPLOAD, dev, cuda_ctx_resident_bytes(ctx) - resident_before,
                      "key points");
@@ -221,25 +353,25 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     t = clock_ms();
     bool mont = z_bytes == NULL;
     const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
-    if ((st = backend_cuda_msm_g1(ctx, &out->h, &info, kh, da, n, true)))
+    if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
-    if ((st = backend_cuda_msm_g1(ctx, &out->a, &info, ka, dza, na, mont)))
+    if ((st = msm_key_g1(bs, &out->a, &info, &keys[KA], dza, na, mont)))
         goto out;
     trace_msm(dev, "MSM_A", &info);
     stats->scalars_zero = info.zeros;
     stats->scalars_one = info.ones;
     stats->scalars_other = info.others;
-    if ((st = backend_cuda_msm_g1(ctx, &out->b1, &info, kb1, dzb, nb, mont)))
+    if ((st = msm_key_g1(bs, &out->b1, &info, &keys[KB1], dzb, nb, mont)))
         goto out;
     trace_msm(dev, "MSM_B1", &info);
-    if ((st = backend_cuda_msm_g1(ctx, &out->c, &info, kc, z_aux, nv - np - 1, mont)))
+    if ((st = msm_key_g1(bs, &out->c, &info, &keys[KC], z_aux, nv - np - 1, mont)))
         goto out;
     trace_msm(dev, "MSM_C", &info);
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
     if (!out->b2_elsewhere) { /* else the CPU computes it meanwhile (g2_on_cpu) */
-        if ((st = backend_cuda_msm_g2(ctx, &out->b2, &info, kb2, dzb, nb, mont)))
+        if ((st = msm_key_g2(bs, &out->b2, &info, &keys[KB2], dzb, nb, mont)))
             goto out;
         trace_msm(dev, "MSM_B2", &info);
         stats->ms_msm_g2 += clock_ms() - t;
@@ -269,7 +401,7 @@ static g16_status cuda_setup_g1(void *vbe, g1_affine_t *out, const g1_fixed_base
     backend *be = vbe;
     if (fb->table_has_infinity)
         return g1_fixed_base_batch(out, fb, k, n);
-    return cuda_fixed_base_g1(be->impl, out, fb->table, fb->window_bits, fb->windows, k, n);
+    return cuda_fixed_base_g1(state_ctx(be), out, fb->table, fb->window_bits, fb->windows, k, n);
 }
 
 static g16_status cuda_setup_g2(void *vbe, g2_affine_t *out, const g2_fixed_base *fb,
@@ -278,18 +410,22 @@ static g16_status cuda_setup_g2(void *vbe, g2_affine_t *out, const g2_fixed_base
     backend *be = vbe;
     if (fb->table_has_infinity)
         return g2_fixed_base_batch(out, fb, k, n);
-    return cuda_fixed_base_g2(be->impl, out, fb->table, fb->window_bits, fb->windows, k, n);
+    return cuda_fixed_base_g2(state_ctx(be), out, fb->table, fb->window_bits, fb->windows, k, n);
 }
 
 static bool cuda_memory(backend *be, backend_memory *m)
 {
+    cuda_backend_state *bs = be->impl;
     cuda_memory_info info;
-    cuda_ctx_sample_memory(be->impl, &info);
+    cuda_ctx_sample_memory(bs->ctx, &info);
     *m = (backend_memory){.device_total = info.device_total,
                           .device_used = info.device_used,
                           .device_peak_used = info.device_peak_used,
                           .pool_bytes = info.pool_bytes,
-                          .resident_bytes = info.resident_bytes};
+                          .resident_bytes = info.resident_bytes,
+                          .streamed_bytes = bs->streamed_bytes,
+                          .key_streamed = bs->streamed,
+                          .stream_pinned = bs->stream_pinned};
     return true;
 }
 
@@ -315,12 +451,13 @@ int backend_cuda_device_count(void) { return cuda_device_count(); }
 
 cuda_ctx *backend_cuda_ctx(backend *be)
 {
-    return strcmp(be->name, "cuda") ? NULL : be->impl;
+    return strcmp(be->name, "cuda") ? NULL : state_ctx(be);
 }
 
 static void cuda_close(backend *be)
 {
-    cuda_ctx_free(be->impl);
+    cuda_ctx_free(state_ctx(be));
+    free(be->impl);
     free(be);
 }
 
@@ -332,9 +469,19 @@ g16_status backend_cuda_open(backend **out, int device)
     if (st)
         return st;
     backend *be = calloc(1, sizeof *be);
-    if (!be) {
+    cuda_backend_state *bs = calloc(1, sizeof *bs);
+    if (!be || !bs) {
+        free(be);
+        free(bs);
         cuda_ctx_free(ctx);
         return status_fail(G16_ERR_OUT_OF_MEMORY, "backend: no memory");
+    }
+    bs->ctx = ctx;
+    if ((st = backend_key_placement_default(&be->key_placement))) {
+        free(be);
+        free(bs);
+        cuda_ctx_free(ctx);
+        return st;
     }
     be->name = "cuda";
     snprintf(be->description, sizeof be->description, "cuda: GPU %d, %s", device,
@@ -346,7 +493,7 @@ g16_status backend_cuda_open(backend **out, int device)
     be->memory = cuda_memory;
     be->setup = (groth16_setup_accel){.g1_batch = cuda_setup_g1, .g2_batch = cuda_setup_g2,
                                       .ctx = be};
-    be->impl = ctx;
+    be->impl = bs;
     *out = be;
     return G16_OK;
 }

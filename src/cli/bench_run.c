@@ -211,9 +211,15 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
         human_bytes(dpeak, sizeof dpeak, ps->device_peak_bytes);
         human_bytes(pool, sizeof pool, ps->device_pool_bytes);
         human_bytes(key, sizeof key, ps->device_resident_bytes);
-        printf("  device memory: peak in use %s (GPU-wide, cudaMemGetInfo), key resident %s, "
+        char where[96];
+        if (ps->key_streamed)
+            snprintf(where, sizeof where, "key streamed from %s host memory for every MSM",
+                     ps->key_stream_pinned ? "pinned" : "pageable (not pinnable)");
+        else
+            snprintf(where, sizeof where, "key resident %s", key);
+        printf("  device memory: peak in use %s (GPU-wide, cudaMemGetInfo), %s, "
                "scratch pool %s per worker, %u worker%s per device; slots pinned\n",
-               dpeak, key, pool, ps->gpu_workers_per_device,
+               dpeak, where, pool, ps->gpu_workers_per_device,
                ps->gpu_workers_per_device == 1 ? "" : "s");
     }
 }
@@ -239,7 +245,8 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
     pipeline_config pc = {.backend = o->backend, .key = pk, .synth_threads = o->synth_threads,
                           .lookahead = o->lookahead, .cpu_workers = o->provers,
                           .host_budget = o->mem_budget, .device_budget = o->device_budget,
-                          .g2_on_cpu = o->g2_on_cpu};
+                          .g2_on_cpu = o->g2_on_cpu,
+                          .key_placement = (backend_key_placement)o->key_placement};
     if ((st = pipeline_create(&pl, &pc)))
         goto fail;
     pipeline_stats ps;

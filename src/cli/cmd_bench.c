@@ -128,12 +128,14 @@ static int usage(void)
             "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--synth-cost K]\n"
             "         [--synth-cache K] [--public K]\n"
             "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
-            "         [--backend cpu|cuda|auto] [--g2-cpu] [--trace FILE] [--timeline]\n"
+            "         [--backend cpu|cuda|auto] [--g2-cpu] [--gpu-key auto|resident|streamed]\n"
+            "         [--trace FILE] [--timeline]\n"
             "       g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [-c/--count N]\n"
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
             "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--proofs FILE]\n"
             "         [--out DIR]\n"
-            "         [--backend cpu|cuda|auto] [--g2-cpu] [--trace FILE] [--timeline]\n"
+            "         [--backend cpu|cuda|auto] [--g2-cpu] [--gpu-key auto|resident|streamed]\n"
+            "         [--trace FILE] [--timeline]\n"
             "         (N jobs, each of one partition per witness file)\n");
     return 2;
 }
@@ -335,6 +337,16 @@ int cmd_bench(int argc, char **argv)
             ok = count_arg(&ro.synth_cache, a, argv[++i], 1024);
         else if (!strcmp(a, "--g2-cpu"))
             ro.g2_on_cpu = true;
+        else if (!strcmp(a, "--gpu-key") && v) {
+            backend_key_placement kp;
+            if (backend_key_placement_parse(&kp, argv[++i])) {
+                ro.key_placement = (int)kp;
+            } else {
+                fprintf(stderr, "g16 bench: --gpu-key takes auto, resident or streamed, not '%s'\n",
+                        argv[i]);
+                ok = false;
+            }
+        }
         else if (!strcmp(a, "--synth-only"))
             synth_only = true;
         else if (!strcmp(a, "--backend") && v)

@@ -76,6 +76,8 @@ struct pipeline {
     pipeline_config cfg;
     bool gpu;
     unsigned gpu_devices, workers_per_device;
+    backend_key_placement key_placement; /* GPU: RESIDENT or STREAMED, chosen at create */
+    uint64_t device_reserved;            /* GPU: bytes per device it holds in the ledger */
     char description[1024];
     pthread_mutex_t lock;
     pthread_cond_t synth_cv, prove_cv, final_cv, done_cv, open_cv;
@@ -236,25 +238,6 @@ uint64_t pipeline_partition_host_bytes(const groth16_prover_key *pk, bool gpu,
     unsigned c = msm_window_bits((size_t)n);
     uint64_t buckets = (uint64_t)1 << (c - 1);
     return buffers + 40 * scalars + (uint64_t)(threads ? threads : 1) * buckets * 320;
-}
-
-uint64_t pipeline_partition_device_bytes(const groth16_prover_key *pk)
-{
-    uint64_t nv = pk->n_vars, n = pk->domain_size;
-    uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
-    /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch (H's,
-     * n dense scalars; cuda_msm.cu): canonical scalars (32 n), flags, prefix sums and
-     * index lists (20 n), sort keys and values (12 n), the sorted indices of every window
-     * (4 W n, W = 16), and up to 512 MiB of buckets and sort scratch. */
-    return (3 * n + nv + na + nb) * FR_BYTES + (32 + 20 + 12 + 64) * n + ((uint64_t)1 << 29);
-}
-
-uint64_t pipeline_key_device_bytes(const groth16_prover_key *pk)
-{
-    uint64_t nv = pk->n_vars, n = pk->domain_size;
-    uint64_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
-    uint64_t n_aux = nv - pk->n_public - 1;
-    return (na + nb + n_aux + n) * 96 + nb * 192;
 }
 
 uint64_t pipeline_default_host_budget(void)
@@ -527,6 +510,8 @@ static bool prover_open(worker *w)
     pipeline *pl = w->pl;
     g16_status st = w->device >= 0 ? backend_cuda_open(&w->be, w->device)
                                    : backend_open(&w->be, "cpu");
+    if (!st)
+        w->be->key_placement = pl->key_placement;
     pl_lock(pl);
     if (st && !pl->open_status) {
         pl->open_status = st;
@@ -601,6 +586,8 @@ static void *prover_main(void *arg)
             if (mem.device_peak_used > pl->stats.device_peak_bytes)
                 pl->stats.device_peak_bytes = mem.device_peak_used;
             pl->stats.device_resident_bytes = mem.resident_bytes;
+            pl->stats.key_streamed = mem.key_streamed;
+            pl->stats.key_stream_pinned = mem.stream_pinned;
             if (mem.pool_bytes > pl->stats.device_pool_bytes)
                 pl->stats.device_pool_bytes = mem.pool_bytes;
         }
@@ -716,6 +703,31 @@ static void gib(char *out, size_t cap, uint64_t bytes)
 }
 
 /* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
+/* Device bytes held by this process's live pipelines (each uses every visible device
+ * alike, so one figure serves all devices): a second pipeline, such as the daemon's for a
+ * second key, plans within what the first left instead of both planning for the whole
+ * device. */
+static pthread_mutex_t g_device_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t g_device_reserved;
+
+bool pipeline_plan_device(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                          uint64_t key, uint64_t part_resident, uint64_t part_streamed,
+                          unsigned workers, backend_key_placement placement)
+{
+    uint64_t avail = !budget ? UINT64_MAX : budget > reserved ? budget - reserved : 0;
+    if (placement == BACKEND_KEY_AUTO)
+        placement = key + part_resident <= avail ? BACKEND_KEY_RESIDENT : BACKEND_KEY_STREAMED;
+    bool streamed = placement == BACKEND_KEY_STREAMED;
+    uint64_t part = streamed ? part_streamed : part_resident, held = streamed ? 0 : key;
+    unsigned k = workers ? workers : 1;
+    while (k > 1 && held + k * part > avail)
+        k--;
+    plan->placement = placement;
+    plan->workers = k;
+    plan->reserved = budget ? held + k * part : 0;
+    return held + k * part <= avail;
+}
+
 static g16_status choose_backend(pipeline *pl, unsigned *provers)
 {
     const char *kind = pl->cfg.backend ? pl->cfg.backend : "auto";
@@ -723,6 +735,12 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
     if (!want_cuda && strcmp(kind, "auto") && strcmp(kind, "cpu"))
         return status_fail(G16_ERR_INVALID_ARGUMENT, "unknown backend '%s' (cpu, cuda or auto)",
                            kind);
+    /* G16_GPU_KEY is checked whatever the backend: a typo should not pass unnoticed. */
+    pl->key_placement = pl->cfg.key_placement;
+    g16_status pst;
+    if (pl->key_placement == BACKEND_KEY_AUTO &&
+        (pst = backend_key_placement_default(&pl->key_placement)))
+        return pst;
     uint64_t device_total = 0;
     if (!strcmp(kind, "auto")) {
         backend *probe = NULL;
@@ -745,18 +763,41 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
     if (want_cuda) {
         int n = backend_cuda_device_count();
         pl->gpu_devices = (unsigned)(n > MAX_DEVICES ? MAX_DEVICES : n);
-        /* Workers per device: two by default, so that one partition's upload and host-side
-         * steps overlap the other's kernels; fewer when the device cannot hold the key and
-         * that many partitions' buffers (the device budget: all of its memory by default,
-         * less ~5% for the CUDA context and the NTT tables). */
-        unsigned k = pl->cfg.gpu_workers ? pl->cfg.gpu_workers : 2;
+        /* The key stays resident on each device when it fits beside one partition's
+         * buffers within the device budget (all of its memory by default, less ~5% for
+         * the CUDA context and the NTT tables), else it streams from host memory
+         * (cfg.key_placement forces either). Workers per device: two by default, so that
+         * one partition's upload and host-side steps overlap the other's kernels; fewer
+         * when the budget cannot hold that many partitions' buffers (and the key). */
         uint64_t budget = pl->cfg.device_budget ? pl->cfg.device_budget
                                                 : device_total / 20 * 19;
-        uint64_t key = pipeline_key_device_bytes(pl->cfg.key),
-                 part = pipeline_partition_device_bytes(pl->cfg.key);
-        while (k > 1 && budget && key + k * part > budget)
-            k--;
-        pl->workers_per_device = k;
+        pipeline_device_plan plan;
+        pthread_mutex_lock(&g_device_lock);
+        bool fits = pipeline_plan_device(&plan, budget, g_device_reserved,
+                                         backend_key_device_bytes(pl->cfg.key),
+                                         backend_partition_device_bytes(pl->cfg.key, false),
+                                         backend_partition_device_bytes(pl->cfg.key, true),
+                                         pl->cfg.gpu_workers ? pl->cfg.gpu_workers : 2,
+                                         pl->key_placement);
+        if (fits) {
+            g_device_reserved += plan.reserved;
+            pl->device_reserved = plan.reserved;
+        }
+        uint64_t others = g_device_reserved - pl->device_reserved;
+        pthread_mutex_unlock(&g_device_lock);
+        if (!fits)
+            return status_fail(G16_ERR_OUT_OF_MEMORY,
+                               "pipeline: one partition needs %.2f GiB of device memory (%s), "
+                               "%.2f GiB of the device budget of %.2f GiB is left beside "
+                               "this process's other pipelines (raise --device-budget, or "
+                               "free other keys)",
+                               plan.reserved / 1073741824.0,
+                               plan.placement == BACKEND_KEY_STREAMED ? "with the key streamed"
+                                                                      : "with the key resident",
+                               (budget > others ? budget - others : 0) / 1073741824.0,
+                               budget / 1073741824.0);
+        unsigned k = plan.workers;
+        pl->key_placement = plan.placement;
         *provers = pl->gpu_devices * k;
     } else {
         *provers = pl->cfg.cpu_workers;
@@ -902,15 +943,16 @@ g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
                            "pipeline: job %d needs buffers for %zu wires and a domain of %zu, "
                            "the pipeline's are for %zu and %zu", (int)jc->id, pk->n_vars,
                            pk->domain_size, shape->n_vars, shape->domain_size);
-    if (pl->gpu && pl->cfg.device_budget &&
-        pipeline_key_device_bytes(pk) + pipeline_partition_device_bytes(pk) >
-            pl->cfg.device_budget)
+    bool streamed = pl->key_placement == BACKEND_KEY_STREAMED;
+    uint64_t device_need = (streamed ? 0 : backend_key_device_bytes(pk)) +
+                           backend_partition_device_bytes(pk, streamed);
+    if (pl->gpu && pl->device_reserved && device_need > pl->device_reserved)
         return status_fail(G16_ERR_OUT_OF_MEMORY,
-                           "pipeline: job %d needs %llu device bytes (key and one partition), "
-                           "the device budget is %llu", (int)jc->id,
-                           (unsigned long long)(pipeline_key_device_bytes(pk) +
-                                                pipeline_partition_device_bytes(pk)),
-                           (unsigned long long)pl->cfg.device_budget);
+                           "pipeline: job %d needs %llu device bytes (%s one partition), "
+                           "the pipeline holds %llu", (int)jc->id,
+                           (unsigned long long)device_need,
+                           streamed ? "with the key streamed," : "key and",
+                           (unsigned long long)pl->device_reserved);
     size_t n = job_num_partitions(job);
     pipeline_job *pj = calloc(1, sizeof *pj);
     item *items = pj ? calloc(n, sizeof *items) : NULL;
@@ -1080,6 +1122,9 @@ void pipeline_free(pipeline *pl)
         slot_free(pl, &pl->slots[i]);
     free(pl->slots);
     free(pl->workers);
+    pthread_mutex_lock(&g_device_lock);
+    g_device_reserved -= pl->device_reserved;
+    pthread_mutex_unlock(&g_device_lock);
     pthread_mutex_destroy(&pl->lock);
     pthread_cond_destroy(&pl->synth_cv);
     pthread_cond_destroy(&pl->prove_cv);

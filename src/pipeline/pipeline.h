@@ -51,11 +51,16 @@
  * resident once per device (shared by its contexts); each context takes its scratch from a
  * pool that keeps what it allocated, so partitions after the first allocate no device
  * memory (cudaMalloc/cudaFree synchronise the whole device). The slots are pinned host
- * memory when the backend is CUDA. Device budget: pipeline_partition_device_bytes is what
- * a partition needs on a device besides the resident key; at create, the workers per
- * device are reduced until key + workers x partition fits the device budget (default:
- * 95% of the device's memory), and a job whose key plus one partition exceeds it is
- * refused at submission. The peak of device memory in use is sampled after every
+ * memory when the backend is CUDA. Device budget (default: 95% of the device's memory):
+ * backend_partition_device_bytes is what a partition needs on a device besides the
+ * resident key. At create, the key is made resident when it fits beside one partition,
+ * else it streams from host memory for every MSM (backend_key_placement; the partition
+ * then needs two chunk buffers instead); the workers per device are reduced until
+ * (key +) workers x partition fits the budget, and a job that cannot fit one partition
+ * is refused at submission. The budget is shared by the process's pipelines: each holds
+ * its plan's bytes in a ledger from create to free, and a later pipeline plans within
+ * what is left (it streams its key, or fails at create naming the figures, rather than
+ * running the device out of memory). The peak of device memory in use is sampled after every
  * partition (pipeline_stats).
  *
  * Failure and cancellation. A partition that fails (synthesis, proving or verification)
@@ -100,6 +105,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "g16.h"
 #include "groth16/prove.h"
 #include "job/job.h"
@@ -128,6 +134,8 @@ typedef struct {
     unsigned gpu_workers;      /* prover workers per device (CUDA); 0 = 2, fewer when the
                                   device budget cannot hold the key and that many
                                   partitions */
+    backend_key_placement key_placement; /* CUDA: AUTO (0) = resident when the key and
+                                  one partition fit the device budget, else streamed */
 } pipeline_config;
 
 typedef enum { PIPELINE_DRAIN, PIPELINE_CANCEL } pipeline_stop;
@@ -170,6 +178,8 @@ typedef struct {
     uint64_t device_peak_bytes;     /* the most device memory in use seen (every context) */
     uint64_t device_pool_bytes;     /* the largest worker's scratch pool */
     uint64_t device_resident_bytes; /* key points resident per device */
+    bool key_streamed;              /* the key streamed from host memory (not resident) */
+    bool key_stream_pinned;         /* ... from pinned memory (else pageable copies) */
 } pipeline_stats;
 
 /* Starts the threads (and, for CUDA, one backend per device). G16_ERR_INVALID_ARGUMENT for
@@ -221,11 +231,20 @@ void pipeline_stats_get(pipeline *pl, pipeline_stats *out);
  * for the buffers. */
 uint64_t pipeline_partition_host_bytes(const groth16_prover_key *pk, bool gpu,
                                        unsigned threads);
-/* Device bytes of one partition besides the resident key: a, b, c, z and the gathered
- * scalars (the CUDA backend's cuda_partition). */
-uint64_t pipeline_partition_device_bytes(const groth16_prover_key *pk);
-/* Device bytes of the key made resident (A, B1, B2, C, H points). */
-uint64_t pipeline_key_device_bytes(const groth16_prover_key *pk);
+/* The device plan of a GPU pipeline (pipeline_create): with `reserved` bytes per device
+ * already held by this process's other pipelines, the key resident when key +
+ * part_resident fits what is left of the budget (or as `placement` forces), then up to
+ * `workers` workers, fewer until (key +) workers x partition fits; `reserved` receives
+ * what this pipeline then holds (0 with no budget). False when not even one partition
+ * fits. budget 0: unlimited. */
+typedef struct {
+    backend_key_placement placement;
+    unsigned workers;
+    uint64_t reserved;
+} pipeline_device_plan;
+bool pipeline_plan_device(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                          uint64_t key, uint64_t part_resident, uint64_t part_streamed,
+                          unsigned workers, backend_key_placement placement);
 /* 3/4 of MemAvailable, or half the physical memory when that cannot be read. */
 uint64_t pipeline_default_host_budget(void);
 

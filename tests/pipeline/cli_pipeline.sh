@@ -4,7 +4,7 @@
 # - several jobs (-c 3 -j 2) with 2 synthesis threads and 2 prover workers: every proof
 #   verified, one 192-byte record per partition, a row per job, the run's figures;
 # - --mem-budget: below one partition is an error naming both figures (exit 2), a bad
-#   value is refused (exit 2); a budget of one and a half partitions leaves one buffer slot
+#   value is refused (exit 2), so are a bad --gpu-key and G16_GPU_KEY; a budget of one and a half partitions leaves one buffer slot
 #   and the report blames the budget;
 # - with synthesis made slower than proving (--synth-cost) and one synthesis thread, the
 #   report's largest cause of prover idle time is synthesis; with two threads the prover's
@@ -31,11 +31,17 @@ set +e
 bench --constraints 4096 --partitions 1 --mem-budget 1K > /dev/null 2> "$d/e1"; rc1=$?
 bench --constraints 4096 --partitions 1 --mem-budget 12X > /dev/null 2> "$d/e2"; rc2=$?
 bench --constraints 4096 --partitions 1 -c 0 > /dev/null 2> /dev/null; rc3=$?
+bench --constraints 4096 --partitions 1 --gpu-key somewhere > /dev/null 2> "$d/e4"; rc4=$?
+G16_GPU_KEY=nowhere bench --constraints 4096 --partitions 1 > /dev/null 2> "$d/e5"; rc5=$?
 set -e
 test $rc1 -eq 2 && grep -q "one partition needs .* more than the memory budget of" "$d/e1" ||
   fail "a budget below one partition: rc $rc1, $(cat "$d/e1")"
 test $rc2 -eq 2 && grep -q "mem-budget" "$d/e2" || fail "a bad --mem-budget: rc $rc2"
 test $rc3 -eq 2 || fail "-c 0 accepted"
+test $rc4 -eq 2 && grep -q "gpu-key takes auto, resident or streamed" "$d/e4" ||
+  fail "a bad --gpu-key: rc $rc4, $(cat "$d/e4")"
+test $rc5 -ne 0 && grep -q "G16_GPU_KEY=nowhere" "$d/e5" ||
+  fail "a bad G16_GPU_KEY: rc $rc5, $(cat "$d/e5")"
 need=$(sed -n 's/.*one partition needs \([0-9.]*\) MiB.*/\1/p' "$d/e1")
 budget=$(python3 -c "print(int($need * 1.5 * 1048576))")
 bench --constraints 4096 --partitions 4 --synth-threads 2 --synth-cost 20 --mem-budget "$budget" \

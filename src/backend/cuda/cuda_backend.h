@@ -34,10 +34,11 @@ void cuda_ctx_free(cuda_ctx *ctx);
 const char *cuda_ctx_describe(const cuda_ctx *ctx);
 int cuda_ctx_device(const cuda_ctx *ctx);
 
-/* The device copy of host[0..bytes): uploaded on first use, then kept until the context
- * is freed. Entries are found by (host pointer, bytes): the caller promises that the host
- * data neither changes nor is freed while the context lives (a proving key loaded for the
- * whole run; a caller that unloads keys frees the context with them). */
+/* The device copy of host[0..bytes): uploaded on first use, shared by the device's
+ * contexts, and freed with the last context that used it. Entries are found by (host
+ * pointer, bytes): the caller promises that the host data neither changes nor is freed
+ * while a context that used it lives (a proving key loaded for the whole run; a caller
+ * that unloads keys frees their contexts first, as the daemon's pipelines do). */
 g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const void *host, size_t bytes);
 /* Bytes held resident, and the time spent uploading them. */
 size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx);
@@ -46,6 +47,7 @@ size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx);
 typedef struct {
     size_t zeros, ones, others;   /* the scalar mix */
     unsigned window_bits, windows;
+    size_t pieces;                /* extra pieces of long buckets (each summed apart) */
     double ms_upload;             /* scalars (and bases when not yet resident) */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */
@@ -73,6 +75,25 @@ g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                unsigned *window_bits, cuda_msm_info *info,
                                const void *bases_dev, const void *scalars_dev, size_t n,
                                bool montgomery);
+
+/* A streamed key: the points stay in host memory and go up chunk by chunk for every MSM,
+ * each chunk's copy (on the context's copy stream) overlapping the previous chunk's MSM.
+ *   cuda_ctx_pin_host      pins host[0..bytes) in place (cudaHostRegister, process-wide,
+ *                          counted per range) so that those copies run at the bus's
+ *                          speed; false when it cannot (memory another range already
+ *                          pinned, a read-only mapping the driver refuses): the copies
+ *                          then run from pageable memory, slower but the same bytes. The
+ *                          range is unpinned with the last context that pinned it, so
+ *                          host must outlive the context (as for cuda_ctx_resident).
+ *   cuda_ctx_upload_slot   queues a copy into dev on the copy stream as slot 0 or 1;
+ *   cuda_ctx_wait_slot     makes the context's stream wait for that copy and returns the
+ *                          copy's time (ms, by events) when ms is not NULL.
+ * The caller must not reuse a slot's device buffer before the work that read it is done
+ * (backend_cuda.c waits for each chunk's MSM before queueing the copy after next). */
+bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes);
+g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, const void *host,
+                                size_t bytes);
+g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot, double *ms);
 
 /* Device memory, for reports (cuda_ctx_sample_memory): the device-wide figures come from
  * cudaMemGetInfo, so they include other processes and contexts on the device. */

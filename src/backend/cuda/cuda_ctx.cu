@@ -132,13 +132,57 @@ void cuda_pool_release(cuda_ctx *ctx, void *dev)
 
 /* --- what the contexts of a device share -------------------------------------------------- */
 
+enum { MAX_USERS = 16 };
+
 struct cuda_device_shared {
     std::mutex lock;
     int refs = 0;
     cuda_resident_entry resident[CUDA_MAX_RESIDENT];
+    /* The contexts that use each resident array: it is freed with the last of them, so a
+     * key whose pipeline is freed (the daemon evicting it) leaves the device even while
+     * other keys' contexts live on. */
+    const cuda_ctx *users[CUDA_MAX_RESIDENT][MAX_USERS];
+    int n_users[CUDA_MAX_RESIDENT] = {};
     int n_resident = 0;
     size_t resident_bytes = 0;
 };
+
+/* Adds ctx to entry i's users (under the lock); false when the entry has too many. */
+static bool resident_use(cuda_device_shared *sh, int i, const cuda_ctx *ctx)
+{
+    for (int u = 0; u < sh->n_users[i]; u++)
+        if (sh->users[i][u] == ctx)
+            return true;
+    if (sh->n_users[i] == MAX_USERS)
+        return false;
+    sh->users[i][sh->n_users[i]++] = ctx;
+    return true;
+}
+
+/* Drops ctx from every entry's users, freeing the entries nobody uses any more. */
+static void resident_drop(cuda_device_shared *sh, const cuda_ctx *ctx)
+{
+    std::lock_guard<std::mutex> guard(sh->lock);
+    for (int i = 0; i < sh->n_resident;) {
+        for (int u = 0; u < sh->n_users[i]; u++)
+            if (sh->users[i][u] == ctx) {
+                sh->users[i][u] = sh->users[i][--sh->n_users[i]];
+                break;
+            }
+        if (sh->n_users[i] > 0) {
+            i++;
+            continue;
+        }
+        cuda_free_bytes(sh->resident[i].dev);
+        sh->resident_bytes -= sh->resident[i].bytes;
+        int last = --sh->n_resident;
+        sh->resident[i] = sh->resident[last];
+        for (int u = 0; u < sh->n_users[last]; u++)
+            sh->users[i][u] = sh->users[last][u];
+        sh->n_users[i] = sh->n_users[last];
+        sh->n_users[last] = 0;
+    }
+}
 
 static std::mutex g_shared_lock;
 static cuda_device_shared *g_shared[CUDA_MAX_DEVICES];
@@ -163,6 +207,30 @@ static void shared_release(int device)
         cuda_free_bytes(s->resident[i].dev);
     delete s;
     g_shared[device] = nullptr;
+}
+
+/* --- host ranges pinned in place (a streamed key) --------------------------------------- */
+
+struct pinned_range {
+    const void *host;
+    int refs;
+};
+static std::mutex g_pin_lock;
+static pinned_range g_pins[CUDA_MAX_RESIDENT];
+static int g_n_pins;
+
+/* Drops one reference to a range pinned by pin_acquire; the last one unpins it. */
+static void pin_release(const void *host)
+{
+    std::lock_guard<std::mutex> guard(g_pin_lock);
+    for (int i = 0; i < g_n_pins; i++)
+        if (g_pins[i].host == host) {
+            if (--g_pins[i].refs == 0) {
+                cudaHostUnregister((void *)host);
+                g_pins[i] = g_pins[--g_n_pins];
+            }
+            return;
+        }
 }
 
 cudaError_t cuda_copy(cuda_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
@@ -237,11 +305,25 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     for (int i = 0; i < ctx->pool_blocks; i++)
         cuda_free_bytes(ctx->pool[i].p);
     free(ctx->pool);
-    if (ctx->shared)
+    if (ctx->shared) {
+        resident_drop(ctx->shared, ctx);
         shared_release(ctx->device);
+    }
+    for (int i = 0; i < ctx->n_pinned; i++)
+        pin_release(ctx->pinned[i]);
     for (int i = 0; i < 8; i++)
         if (ctx->ev[i])
             cudaEventDestroy(ctx->ev[i]);
+    for (int i = 0; i < 2; i++) {
+        if (ctx->slot_start[i])
+            cudaEventDestroy(ctx->slot_start[i]);
+        if (ctx->slot_done[i])
+            cudaEventDestroy(ctx->slot_done[i]);
+    }
+    if (ctx->copy_stream) {
+        cudaStreamSynchronize(ctx->copy_stream);
+        cudaStreamDestroy(ctx->copy_stream);
+    }
     if (ctx->stream)
         cudaStreamDestroy(ctx->stream);
     free(ctx);
@@ -265,6 +347,9 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
                                                     the upload instead of making its own */
     for (int i = 0; i < sh->n_resident; i++)
         if (sh->resident[i].host == host && sh->resident[i].bytes == bytes) {
+            if (!resident_use(sh, i, ctx))
+                return status_fail(G16_ERR_UNSUPPORTED, "GPU %d: more than %d contexts share "
+                                   "one resident array", ctx->device, (int)MAX_USERS);
             *dev = sh->resident[i].dev;
             return G16_OK;
         }
@@ -283,9 +368,75 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
                                ctx->device, cudaGetErrorString(err));
         }
     }
-    sh->resident[sh->n_resident++] = cuda_resident_entry{host, bytes, d};
+    sh->n_users[sh->n_resident] = 0;
+    sh->resident[sh->n_resident] = cuda_resident_entry{host, bytes, d};
+    resident_use(sh, sh->n_resident++, ctx);
     sh->resident_bytes += bytes;
     *dev = d;
+    return G16_OK;
+}
+
+extern "C" bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes)
+{
+    for (int i = 0; i < ctx->n_pinned; i++)
+        if (ctx->pinned[i] == host)
+            return true;
+    if (ctx->n_pinned == CUDA_MAX_RESIDENT || !bytes)
+        return false;
+    std::lock_guard<std::mutex> guard(g_pin_lock);
+    int found = -1;
+    for (int i = 0; i < g_n_pins; i++)
+        if (g_pins[i].host == host)
+            found = i;
+    if (found < 0) {
+        if (g_n_pins == CUDA_MAX_RESIDENT)
+            return false;
+        /* Portable: every device's contexts see it pinned. A read-only mapping (a key
+         * mmap'ed from its file) needs the read-only flag, where the driver has it. */
+        cudaError_t err = cudaHostRegister((void *)host, bytes, cudaHostRegisterPortable);
+        if (err != cudaSuccess) {
+            cudaGetLastError();
+            err = cudaHostRegister((void *)host, bytes,
+                                   cudaHostRegisterPortable | cudaHostRegisterReadOnly);
+        }
+        if (err != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        found = g_n_pins++;
+        g_pins[found] = pinned_range{host, 0};
+    }
+    g_pins[found].refs++;
+    ctx->pinned[ctx->n_pinned++] = host;
+    return true;
+}
+
+extern "C" g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, const void *host,
+                                           size_t bytes)
+{
+    if (slot < 0 || slot > 1)
+        return status_fail(G16_ERR_INTERNAL, "cuda_ctx_upload_slot: slot %d", slot);
+    if (!ctx->copy_stream) {
+        CUDA_TRY(cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking), G16_ERR_INTERNAL);
+        for (int i = 0; i < 2; i++) {
+            CUDA_TRY(cudaEventCreate(&ctx->slot_start[i]), G16_ERR_INTERNAL);
+            CUDA_TRY(cudaEventCreate(&ctx->slot_done[i]), G16_ERR_INTERNAL);
+        }
+    }
+    CUDA_TRY(cudaEventRecord(ctx->slot_start[slot], ctx->copy_stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, ctx->copy_stream),
+             G16_ERR_INTERNAL);
+    CUDA_TRY(cudaEventRecord(ctx->slot_done[slot], ctx->copy_stream), G16_ERR_INTERNAL);
+    return G16_OK;
+}
+
+extern "C" g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot, double *ms)
+{
+    if (slot < 0 || slot > 1 || !ctx->copy_stream)
+        return status_fail(G16_ERR_INTERNAL, "cuda_ctx_wait_slot: slot %d has no copy", slot);
+    CUDA_TRY(cudaStreamWaitEvent(ctx->stream, ctx->slot_done[slot], 0), G16_ERR_INTERNAL);
+    if (ms)
+        *ms = cuda_elapsed_ms(ctx->slot_start[slot], ctx->slot_done[slot]);
     return G16_OK;
 }
 

@@ -42,6 +42,13 @@ struct cuda_ctx {
     size_t peak_device_used; /* device-wide used bytes, sampled (cuda_ctx_sample_memory) */
     /* Timing events, reused by every operation. */
     cudaEvent_t ev[8];
+    /* The copy stream of a streamed key (cuda_ctx_upload_slot): created on first use, with
+     * a start and a done event per slot of the double buffer. */
+    cudaStream_t copy_stream;
+    cudaEvent_t slot_start[2], slot_done[2];
+    /* Host ranges this context pinned in place (cuda_ctx_pin_host), unpinned with it. */
+    const void *pinned[CUDA_MAX_RESIDENT];
+    int n_pinned;
     /* The NTT's per-size twiddle tables (cuda_ntt.cu), freed with the context. */
     void *ntt_cache;
     void (*ntt_cache_free)(void *);

@@ -11,7 +11,8 @@
  *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
  *    and a boundary kernel records where each bucket's run starts and ends.
  * 4. accumulate: one thread per bucket of every window adds its run of affine points into
- *    an XYZZ sum (mixed additions, madd-2008-s).
+ *    an XYZZ sum (mixed additions, madd-2008-s); a long run is cut into pieces summed by
+ *    threads of their own, then added into its bucket (see k_longest).
  * 5. reduce: per window, segments of buckets are reduced by running sums (sum of
  *    (k+1) B_k = running sum of running sums, plus lo * sum of B_k for a segment starting
  *    at bucket lo), then the segment results are summed by the tree of step 2.
@@ -183,35 +184,118 @@ __device__ __forceinline__ affine_d<F> load_affine(const affine_d<F> *p)
     return r;
 }
 
-/* One thread per bucket. The next point is loaded while the current one is added, so
- * the gather's latency hides behind ~10 field products. */
+/* Adds the affine points of sorted run [p, e) (point index | sign bit) to acc. The next
+ * point is loaded while the current one is added, so the gather's latency hides behind
+ * ~10 field products. */
+template <class F>
+__device__ __forceinline__ void add_run(xyzz_d<F> &acc, const affine_d<F> *bases,
+                                        const uint32_t *run, uint32_t p, uint32_t e)
+{
+    if (p >= e)
+        return;
+    uint32_t v = run[p];
+    affine_d<F> next = load_affine(&bases[v & 0x7fffffffu]);
+    for (; p < e; p++) {
+        affine_d<F> b = next;
+        bool negate = v >> 31;
+        if (p + 1 < e) {
+            v = run[p + 1];
+            next = load_affine(&bases[v & 0x7fffffffu]);
+        }
+        if (negate)
+            b = affine_neg(b);
+        acc = xyzz_add_affine(acc, b);
+    }
+}
+
+/* Long buckets are cut into pieces of `piece` points so that no thread adds more than
+ * that many (one thread per bucket would serialize a bucket that receives a large share
+ * of the points: the top window's few buckets, or a witness repeating one value, where
+ * a 2^20-point bucket took seconds). Piece 0 of every bucket is summed by k_accumulate
+ * straight into the bucket; pieces 1 .. K - 1 of a bucket of K pieces are "extra":
+ *   k_longest     the longest run (atomicMax), from which the host picks the piece size;
+ *   k_extra_count extra[t] = K_t - 1, then an exclusive prefix sum gives each bucket's
+ *                 first extra piece and the total;
+ *   k_extra_owner owner[x] = t for each extra piece x of bucket t;
+ *   k_accumulate_extra one thread per extra piece, into partial[x];
+ *   k_combine     one thread per bucket adds its K_t - 1 partial sums into the bucket.
+ * With piece = max(256, sqrt(longest)), both the pieces and the combine add at most
+ * ~sqrt(longest) points per thread. Buckets of random scalars hold ~m / 2^(c - 1) points
+ * (~128 at 2^26), so usually only the top window's buckets are cut. */
+__global__ void k_longest(uint32_t *longest, const uint32_t *start, const uint32_t *end,
+                          uint32_t count)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < count && end[t] - start[t] > 0)
+        atomicMax(longest, end[t] - start[t]);
+}
+
+__global__ void k_extra_count(uint32_t *extra, const uint32_t *start, const uint32_t *end,
+                              uint32_t count, uint32_t piece)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < count) {
+        uint32_t len = end[t] - start[t];
+        extra[t] = len > piece ? (len - 1) / piece : 0;
+    }
+}
+
+__global__ void k_extra_owner(uint32_t *owner, const uint32_t *first_extra,
+                              const uint32_t *extra, uint32_t count)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count)
+        return;
+    for (uint32_t x = first_extra[t], e = x + extra[t]; x < e; x++)
+        owner[x] = t;
+}
+
+/* One thread per bucket (piece 0 of it). The top window goes first (the lowest thread
+ * indices, so the first blocks to run): its digits have only 255 - c (W - 1) bits, so its
+ * few buckets hold more points each than the other windows' buckets. */
 template <class F>
 __global__ void __launch_bounds__(128)
     k_accumulate(xyzz_d<F> *buckets, const affine_d<F> *bases, const uint32_t *sorted,
                  const uint32_t *start, const uint32_t *end, uint32_t m, uint32_t windows,
-                 uint32_t nb)
+                 uint32_t nb, uint32_t piece)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= windows * nb)
+    uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+    if (thread >= windows * nb)
         return;
-    const uint32_t *run = sorted + (size_t)(t / nb) * m;
+    uint32_t w = windows - 1 - thread / nb, t = w * nb + thread % nb;
     xyzz_d<F> acc = xyzz_d<F>::infinity();
     uint32_t p = start[t], e = end[t];
-    if (p < e) {
-        uint32_t v = run[p];
-        affine_d<F> next = load_affine(&bases[v & 0x7fffffffu]);
-        for (; p < e; p++) {
-            affine_d<F> b = next;
-            bool negate = v >> 31;
-            if (p + 1 < e) {
-                v = run[p + 1];
-                next = load_affine(&bases[v & 0x7fffffffu]);
-            }
-            if (negate)
-                b = affine_neg(b);
-            acc = xyzz_add_affine(acc, b);
-        }
-    }
+    add_run(acc, bases, sorted + (size_t)w * m, p, e - p > piece ? p + piece : e);
+    buckets[t] = acc;
+}
+
+template <class F>
+__global__ void __launch_bounds__(128)
+    k_accumulate_extra(xyzz_d<F> *partial, const affine_d<F> *bases, const uint32_t *sorted,
+                       const uint32_t *start, const uint32_t *end, const uint32_t *owner,
+                       const uint32_t *first_extra, uint32_t total, uint32_t m, uint32_t nb,
+                       uint32_t piece)
+{
+    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= total)
+        return;
+    uint32_t t = owner[x], w = t / nb;
+    uint32_t p = start[t] + (x - first_extra[t] + 1) * piece, e = min(end[t], p + piece);
+    xyzz_d<F> acc = xyzz_d<F>::infinity();
+    add_run(acc, bases, sorted + (size_t)w * m, p, e);
+    partial[x] = acc;
+}
+
+template <class F>
+__global__ void k_combine(xyzz_d<F> *buckets, const xyzz_d<F> *partial,
+                          const uint32_t *first_extra, const uint32_t *extra, uint32_t count)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count || extra[t] == 0)
+        return;
+    xyzz_d<F> acc = buckets[t];
+    for (uint32_t x = first_extra[t], e = x + extra[t]; x < e; x++)
+        acc = xyzz_add(acc, partial[x]);
     buckets[t] = acc;
 }
 
@@ -411,13 +495,57 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     }
     CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
 
-    /* 4. bucket sums. */
-    dev_buf<X> buckets;
-    if ((s = buckets.alloc(ctx, (size_t)W * nb, "MSM buckets")))
+    /* 4. bucket sums, long buckets in pieces (see k_longest). */
+    uint32_t count = W * nb, longest = 0;
+    dev_buf<uint32_t> extra, first_extra, owner;
+    if ((s = extra.alloc(ctx, (size_t)count + 1, "MSM bucket pieces")) ||
+        (s = first_extra.alloc(ctx, (size_t)count + 1, "MSM bucket pieces")))
         return s;
-    k_accumulate<F><<<blocks_for((size_t)W * nb, 128), 128, 0, st>>>(buckets.p, bases, sorted.p, start.p,
-                                                                     end.p, m, W, nb);
+    CUDA_TRY(cudaMemsetAsync(extra.p, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    k_longest<<<blocks_for(count, 256), 256, 0, st>>>(extra.p, start.p, end.p, count);
     CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, &longest, extra.p, sizeof longest, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    uint32_t piece = 256;
+    while ((uint64_t)piece * piece < longest)
+        piece *= 2;
+    uint32_t total_extra = 0;
+    if (longest > piece) {
+        k_extra_count<<<blocks_for(count, 256), 256, 0, st>>>(extra.p, start.p, end.p, count, piece);
+        CUDA_TRY(cudaMemsetAsync(extra.p + count, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
+        size_t scan_bytes = 0;
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, extra.p, first_extra.p, count + 1, st),
+                 G16_ERR_INTERNAL);
+        dev_buf<uint8_t> scan_temp;
+        if ((s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
+            return s;
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, extra.p, first_extra.p,
+                                               count + 1, st),
+                 G16_ERR_INTERNAL);
+        CUDA_TRY(cuda_copy(ctx, &total_extra, first_extra.p + count, sizeof total_extra,
+                           cudaMemcpyDeviceToHost),
+                 G16_ERR_INTERNAL);
+        if ((s = owner.alloc(ctx, total_extra, "MSM bucket pieces")))
+            return s;
+        k_extra_owner<<<blocks_for(count, 256), 256, 0, st>>>(owner.p, first_extra.p, extra.p, count);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    info->pieces = total_extra;
+    dev_buf<X> buckets, partial;
+    if ((s = buckets.alloc(ctx, (size_t)W * nb, "MSM buckets")) ||
+        (s = partial.alloc(ctx, total_extra, "MSM bucket pieces")))
+        return s;
+    if (total_extra)
+        k_accumulate_extra<F><<<blocks_for(total_extra, 128), 128, 0, st>>>(
+            partial.p, bases, sorted.p, start.p, end.p, owner.p, first_extra.p, total_extra, m, nb,
+            piece);
+    k_accumulate<F><<<blocks_for((size_t)W * nb, 128), 128, 0, st>>>(buckets.p, bases, sorted.p, start.p,
+                                                                     end.p, m, W, nb, piece);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    if (total_extra) {
+        k_combine<F><<<blocks_for(count, 128), 128, 0, st>>>(buckets.p, partial.p, first_extra.p,
+                                                            extra.p, count);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
     CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
 
     /* 5. bucket reduction: segments of len buckets, then a tree per window. */

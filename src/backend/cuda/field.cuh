@@ -7,17 +7,18 @@
  * are: no conversion pass.
  *
  * Multiplication is CIOS (Koc, Acar and Kaliski, "Analyzing and comparing Montgomery
- * multiplication algorithms", IEEE Micro 1996) with 32-bit limbs: per limb of b, a low
- * and a high carry chain for a * b_i, then the same for m * p, then a one-limb shift;
- * 4 N^2 multiply-adds (576 for Fp, 256 for Fr). On the device the chains are PTX
- * mad.lo.cc / madc.hi.cc; the carry flag lives between consecutive asm volatile
- * statements, which is why every statement of a chain is volatile (never reordered) and
- * nothing but chain instructions sits between them. On the host the same algorithm runs
- * on 64-bit integers: tests/test_cuda_field.c checks the host path against the CPU field
- * in CI, and bench/gpu_run.sh checks the device path against the CPU on the GPU.
+ * multiplication algorithms", IEEE Micro 1996) with 32-bit limbs, the products of a's even
+ * and odd limbs kept in two accumulators so that each row is one carry chain and the GPU
+ * has two independent chains to interleave (operator* below); 4 N^2 multiply-adds (576
+ * for Fp, 256 for Fr). On the device the chains are PTX mad.lo.cc / madc.hi.cc; the carry
+ * flag lives between consecutive asm volatile statements, which is why every statement of
+ * a chain is volatile (never reordered) and nothing but chain instructions sits between
+ * them. On the host the same code runs with the flag emulated (carry_chain):
+ * test_cuda_arith checks that build against the CPU field in CI, and
+ * `test_cuda_arith --device` (bench/gpu_run.sh) the device build on the GPU.
  *
  * Both moduli are below 2^(32N - 1), so a + b never carries out of N limbs and the CIOS
- * accumulator stays below 2p < 2^(32N) (N + 2 words hold it between steps). */
+ * accumulator stays below 2p < 2^(32N). */
 #ifndef G16_BACKEND_CUDA_FIELD_CUH
 #define G16_BACKEND_CUDA_FIELD_CUH
 
@@ -214,70 +215,180 @@ G16_HD mont<P> operator-(const mont<P> &a, const mont<P> &b)
     return r;
 }
 
+/* A carry chain: the PTX carry-flag instructions on the device, the same operations on
+ * 64-bit integers on the host (with the flag in a member), so that the multiplication
+ * below is one algorithm whose host build the CI tests check limb for limb. Names follow
+ * PTX: "c" after the op takes the carry in, ".cc" (here _cc) sets it. On the device the
+ * flag lives between consecutive asm volatile statements; nothing but chain operations
+ * may sit between an op that sets it and the op that reads it. */
+struct carry_chain {
+#ifndef __CUDA_ARCH__
+    uint32_t cf = 0;
+#endif
+    /* lo(a * b) + c, sets the carry. */
+    G16_HD uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c)
+    {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+        return d;
+#else
+        uint64_t s = (uint64_t)(uint32_t)(a * b) + c;
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+#endif
+    }
+    /* lo(a * b) + c + carry, sets the carry. */
+    G16_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c)
+    {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+        return d;
+#else
+        uint64_t s = (uint64_t)(uint32_t)(a * b) + c + cf;
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+#endif
+    }
+    /* hi(a * b) + c + carry, sets the carry. */
+    G16_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c)
+    {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+        return d;
+#else
+        uint64_t s = (((uint64_t)a * b) >> 32) + c + cf;
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+#endif
+    }
+    /* a + b, sets the carry. */
+    G16_HD uint32_t add_cc(uint32_t a, uint32_t b)
+    {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        uint64_t s = (uint64_t)a + b;
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+#endif
+    }
+    /* a + b + carry, sets the carry. */
+    G16_HD uint32_t addc_cc(uint32_t a, uint32_t b)
+    {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        uint64_t s = (uint64_t)a + b + cf;
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+#endif
+    }
+    /* a + b + carry; the carry out is known to be zero (it is not kept). */
+    G16_HD uint32_t addc(uint32_t a, uint32_t b)
+    {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        uint32_t d = a + b + cf;
+        cf = 0;
+        return d;
+#endif
+    }
+};
+
+/* acc[k - 1], acc[k] += a[k] * x for k = first, first + 2, ... < N: the products of every
+ * other limb of a, whose (low, high) halves tile acc without overlap, so one carry chain
+ * adds them all. with_carry: the chain's first op takes the carry in. The chain's carry
+ * out is left in the flag. */
+template <int N>
+G16_HD void mad_row(carry_chain &cc, uint32_t *acc, const uint32_t *a, int first, uint32_t x,
+                    bool with_carry)
+{
+#pragma unroll
+    for (int k = first; k < N; k += 2) {
+        int lo = k - first;
+        acc[lo] = (k == first && !with_carry) ? cc.mad_lo_cc(a[k], x, acc[lo])
+                                              : cc.madc_lo_cc(a[k], x, acc[lo]);
+        acc[lo + 1] = cc.madc_hi_cc(a[k], x, acc[lo + 1]);
+    }
+}
+
+/* The same rows with the modulus's limbs (constants) for a. */
+template <class P>
+G16_HD void mad_row_p(carry_chain &cc, uint32_t *acc, int first, uint32_t x)
+{
+    constexpr int N = P::N;
+#pragma unroll
+    for (int k = first; k < N; k += 2) {
+        int lo = k - first;
+        acc[lo] = k == first ? cc.mad_lo_cc(mont<P>::p(k), x, acc[lo])
+                             : cc.madc_lo_cc(mont<P>::p(k), x, acc[lo]);
+        acc[lo + 1] = cc.madc_hi_cc(mont<P>::p(k), x, acc[lo + 1]);
+    }
+}
+
+/* Montgomery multiplication a * b / 2^(32N) mod p, CIOS with the products of even and odd
+ * limbs in two accumulators (the "even/odd" arrangement of GPU Montgomery
+ * multiplication, as in sppark and other GPU provers). The running sum is
+ * t = e + 2^32 o + left with e, o N limbs each (e at limb weights 0..N-1, o at 1..N) and
+ * one loose limb `left` of weight 0. Per limb b_i:
+ *   e[0] += left          its carry weighs 2^32, as o[0] does: the odd chain takes it in
+ *   o += a_odd * b_i       one chain: a[1] b_i at o[0..1], a[3] b_i at o[2..3], ...
+ *   e += a_even * b_i      one chain: a[0] b_i at e[0..1], ...; carry out into o[N-1]
+ *   m = e[0] * (-p^-1)    t + m p is then divisible by 2^32
+ *   o += p_odd * m, e += p_even * m (carry into o[N-1]); now e[0] = 0
+ *   t / 2^32: e' = o, o' = e[2..N-1] (then two zero limbs), left = e[1]
+ * The two accumulators give the GPU two independent carry chains to interleave where
+ * the single accumulator of textbook CIOS serializes four; shifting is renaming (the
+ * loops are unrolled). Bounds: a < p and t < 2p at each step (CIOS), so every partial sum
+ * stays below 2p 2^32 < 2^(32(N + 1)) (both moduli are below 2^(32N - 1)): o, whose
+ * limbs weigh 2^32 .. 2^(32N), never carries out of N limbs, and neither does e once its
+ * carries go into o[N-1]. The result is below 2p and is reduced once. Callers keep a
+ * reduced (b may be any N-limb value: from_montgomery relies on it). */
 template <class P>
 G16_HD mont<P> operator*(const mont<P> &a, const mont<P> &b)
 {
     constexpr int N = P::N;
-    uint32_t t[N + 2];
+    uint32_t e[N], o[N], left = 0;
 #pragma unroll
-    for (int i = 0; i < N + 2; i++)
-        t[i] = 0;
+    for (int k = 0; k < N; k++)
+        e[k] = o[k] = 0;
+    carry_chain cc;
 #pragma unroll
     for (int i = 0; i < N; i++) {
         uint32_t bi = b.v[i];
-#ifdef __CUDA_ARCH__
-        /* t += a * b_i: the low halves into t[0..N), the high halves into t[1..N]. */
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
+        e[0] = cc.add_cc(e[0], left);
+        mad_row<N>(cc, o, a.v, 1, bi, true);
+        mad_row<N>(cc, e, a.v, 0, bi, false);
+        o[N - 1] = cc.addc(o[N - 1], 0);
+        uint32_t m = e[0] * mont<P>::pinv;
+        mad_row_p<P>(cc, o, 1, m);
+        mad_row_p<P>(cc, e, 0, m);
+        o[N - 1] = cc.addc(o[N - 1], 0);
+        left = e[1];
 #pragma unroll
-        for (int j = 1; j < N; j++)
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-        for (int j = 1; j < N; j++)
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        /* t += m * p with m chosen so that t[0] becomes 0. */
-        uint32_t m = t[0] * mont<P>::pinv;
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(mont<P>::p(0)), "r"(m));
-#pragma unroll
-        for (int j = 1; j < N; j++)
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(mont<P>::p(j)), "r"(m));
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(mont<P>::p(0)), "r"(m));
-#pragma unroll
-        for (int j = 1; j < N; j++)
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(mont<P>::p(j)), "r"(m));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-#else
-        uint64_t carry = 0;
-        for (int j = 0; j < N; j++) {
-            uint64_t s = (uint64_t)a.v[j] * bi + t[j] + carry;
-            t[j] = (uint32_t)s;
-            carry = s >> 32;
+        for (int k = 0; k < N; k++) {
+            uint32_t next_o = k + 2 < N ? e[k + 2] : 0;
+            e[k] = o[k];
+            o[k] = next_o;
         }
-        uint64_t s = (uint64_t)t[N] + carry;
-        t[N] = (uint32_t)s;
-        t[N + 1] += (uint32_t)(s >> 32);
-        uint32_t m = t[0] * mont<P>::pinv;
-        carry = 0;
-        for (int j = 0; j < N; j++) {
-            uint64_t u = (uint64_t)mont<P>::p(j) * m + t[j] + carry;
-            t[j] = (uint32_t)u;
-            carry = u >> 32;
-        }
-        s = (uint64_t)t[N] + carry;
-        t[N] = (uint32_t)s;
-        t[N + 1] += (uint32_t)(s >> 32);
-#endif
-        /* t[0] is now 0: divide by 2^32. */
-#pragma unroll
-        for (int j = 0; j <= N; j++)
-            t[j] = t[j + 1];
-        t[N + 1] = 0;
     }
+    /* t = e + left + 2^32 o < 2p < 2^(32N): o[N - 1] and the last carry are zero. */
+    uint32_t t[N];
+    t[0] = cc.add_cc(e[0], left);
+#pragma unroll
+    for (int k = 1; k < N; k++)
+        t[k] = cc.addc_cc(e[k], o[k - 1]);
+    (void)cc.addc(o[N - 1], 0);
     mont<P> r;
     mont_reduce_once(r, t);
     return r;
@@ -307,7 +418,7 @@ G16_HD mont<P> from_montgomery(const mont<P> &a)
 {
     mont<P> one_int = mont<P>::zero();
     one_int.v[0] = 1;
-    return a * one_int;
+    return one_int * a; /* the operand that may be unreduced goes second */
 }
 
 /* --- Fp2 = Fp[u] / (u^2 + 1) ----------------------------------------------------------- */
