@@ -102,8 +102,9 @@ for step in "${steps[@]}"; do
     run test_fixed_base_device 300 build-gpu/test_fixed_base --device
     run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
     run test_cuda_probe 60 build-gpu/test_cuda_probe
-    grep -hE 'allocations|device peak|cuda:|differ|FAIL|checks' "$logs"/test_cuda_pipeline.txt \
-      "$logs"/test_fixed_base_device.txt | head -12 | sed 's/^/    /'
+    grep -hE 'allocations|device peak|key streamed|cuda:|differ|FAIL|checks|: .*[a-z] .*:' \
+      "$logs"/test_cuda_*.txt "$logs"/test_fixed_base_device.txt | grep -v '^  [a-z0-9]*: domain' |
+      head -40 | sed 's/^/    /'
     run prove_sha256_cuda 120 $g16 prove --backend cuda tests/fixtures/sha256/circuit.zkey \
       tests/fixtures/sha256/witness.wtns "$logs/proof.json" "$logs/public.json"
     run verify_sha256 60 $g16 verify tests/fixtures/sha256/verification_key.json \

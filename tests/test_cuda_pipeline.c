@@ -178,9 +178,11 @@ int main(void)
         run_job(pl, &k, 3, 2, 400);
         pipeline_stats ss;
         pipeline_stats_get(pl, &ss);
+        printf("  key streamed: %d (%s), %zu partitions, resident %.1f MiB, device peak "
+               "%.1f MiB\n", ss.key_streamed, ss.key_stream_pinned ? "pinned" : "pageable",
+               (size_t)ss.partitions_proved, ss.device_resident_bytes / 1048576.0,
+               ss.device_peak_bytes / 1048576.0);
         CHECK(ss.key_streamed && ss.device_resident_bytes == 0 && ss.partitions_proved == 2);
-        printf("  key streamed (%s), device peak %.1f MiB\n",
-               ss.key_stream_pinned ? "pinned" : "pageable", ss.device_peak_bytes / 1048576.0);
         CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
         pipeline_free(pl);
     }

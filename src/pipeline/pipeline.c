@@ -796,9 +796,9 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
                                                                       : "with the key resident",
                                (budget > others ? budget - others : 0) / 1073741824.0,
                                budget / 1073741824.0);
-        unsigned k = plan.workers;
         pl->key_placement = plan.placement;
-        *provers = pl->gpu_devices * k;
+        pl->workers_per_device = plan.workers;
+        *provers = pl->gpu_devices * plan.workers;
     } else {
         *provers = pl->cfg.cpu_workers;
     }
