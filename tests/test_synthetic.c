@@ -22,23 +22,6 @@ static size_t publics_for(unsigned lg)
     return lg <= 10 ? 2 : lg <= 12 ? 4 : 16;
 }
 
-static bool same_matrices(const constraint_matrices *x, const constraint_matrices *y)
-{
-    if (x->n_vars != y->n_vars || x->n_public != y->n_public ||
-        x->n_constraints != y->n_constraints)
-        return false;
-    for (int k = 0; k < 3; k++) {
-        size_t n = x->n_constraints + 1;
-        if (memcmp(x->row_start[k], y->row_start[k], n * sizeof(size_t)) != 0)
-            return false;
-        for (size_t j = 0; j < x->row_start[k][x->n_constraints]; j++)
-            if (x->terms[k][j].wire != y->terms[k][j].wire ||
-                !fr_equal(&x->terms[k][j].coeff, &y->terms[k][j].coeff))
-                return false;
-    }
-    return true;
-}
-
 /* A SETUP run: matrices and the shape's densities. names: keep constraint names and
  * report the row called want (SIZE_MAX when none). */
 static bool setup(constraint_matrices *m, synthetic_stats *st, const synthetic_params *p,
@@ -159,7 +142,7 @@ static void test_size(unsigned lg, double *bytes_per_constraint)
         constraint_matrices_free(&m1);
         return;
     }
-    CHECK(same_matrices(&m1, &m2));
+    CHECK(constraint_matrices_equal(&m1, &m2));
     CHECK(ss.in_a == cst.density_a && ss.in_b == cst.density_b);
 
     /* 3. PROVE for both seeds: the witnesses (and the commitments) differ. */

@@ -1,5 +1,6 @@
 /* The constraint system in its three modes (cs.h). */
 #include "cs.h"
+#include "cs_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,53 +8,6 @@
 
 #include "util/parallel.h"
 #include "util/status.h"
-
-enum { CS_PATH_MAX = 512, CS_DEPTH_MAX = 64 };
-
-struct cs {
-    cs_mode mode;
-    g16_status err;
-    size_t n_public, n_public_alloc, n_aux, n_constraints;
-
-    /* z: the caller's buffer in PROVE mode, owned and grown otherwise. */
-    fr_t *z;
-    size_t z_cap;
-    fr_t *a, *b, *c;
-    size_t abc_cap;
-
-    /* SETUP: rows and terms of A, B, C, grown geometrically; densities over aux. */
-    size_t *row_start[3];
-    size_t rows_cap;
-    lc_term *terms[3];
-    size_t n_terms[3], terms_cap[3];
-    /* Bytes of z, row_start[k] and terms[k] known to be faulted in (prefault below). */
-    size_t z_touched, rows_touched[3], terms_touched[3];
-    uint64_t *density[2];
-    size_t density_words;
-
-    /* Namespace path "a/b/c" (not kept in PROVE mode, where names are never shown). */
-    char path[CS_PATH_MAX];
-    size_t path_len;
-    unsigned depth;
-    size_t marks[CS_DEPTH_MAX];
-
-    /* CHECK */
-    bool failed;
-    size_t fail_index;
-    char fail_name[CS_PATH_MAX + 128];
-    bool planted;
-    cs_var plant_wire;
-    fr_t plant_value;
-
-    /* Every constraint's name, when kept (SETUP and CHECK, for tests and debugging). */
-    bool keep_names;
-    char *names;
-    size_t names_len, names_cap;
-    size_t *name_off;
-    size_t name_off_cap;
-
-    fr_t pow2[256], neg_pow2[256];
-};
 
 g16_status cs_fail(cs_t *cs, g16_status status, const char *fmt, ...)
 {
@@ -221,6 +175,48 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
+/* SETUP: density bits for n_aux private variables, the new ones clear. */
+static bool grow_density(cs_t *cs, size_t n_aux)
+{
+    size_t words = (n_aux + 63) / 64;
+    if (words <= cs->density_words)
+        return true;
+    size_t cap = cs->density_words ? cs->density_words * 2 : 64;
+    while (cap < words)
+        cap *= 2;
+    for (int k = 0; k < 2; k++) {
+        uint64_t *d = realloc(cs->density[k], cap * sizeof *d);
+        if (!d) {
+            cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "density of %zu words", cap);
+            return false;
+        }
+        memset(d + cs->density_words, 0, (cap - cs->density_words) * sizeof *d);
+        cs->density[k] = d;
+    }
+    cs->density_words = cap;
+    return true;
+}
+
+/* SETUP: room for n rows (row_start has n + 1 entries). */
+static bool grow_rows(cs_t *cs, size_t n)
+{
+    if (n + 1 <= cs->rows_cap)
+        return true;
+    size_t cap = cs->rows_cap * 2;
+    while (cap < n + 1)
+        cap *= 2;
+    for (int k = 0; k < 3; k++) {
+        size_t *p = realloc(cs->row_start[k], cap * sizeof *p);
+        if (!p) {
+            cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "%zu rows", cap);
+            return false;
+        }
+        cs->row_start[k] = p;
+    }
+    cs->rows_cap = cap;
+    return true;
+}
+
 static void set_value(cs_t *cs, cs_var w, const fr_t *value)
 {
     if (cs->mode == CS_CHECK && cs->planted && cs->plant_wire == w)
@@ -252,22 +248,8 @@ cs_var cs_alloc(cs_t *cs, const fr_t *value)
     } else {
         prefault(cs->z, &cs->z_touched, (w + 1) * sizeof *cs->z, cs->z_cap * sizeof *cs->z);
     }
-    if (cs->mode == CS_SETUP) {
-        size_t words = (cs->n_aux + 1 + 63) / 64;
-        if (words > cs->density_words) {
-            size_t cap = cs->density_words ? cs->density_words * 2 : 64;
-            for (int k = 0; k < 2; k++) {
-                uint64_t *d = realloc(cs->density[k], cap * sizeof *d);
-                if (!d) {
-                    cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "density of %zu words", cap);
-                    return CS_ONE;
-                }
-                memset(d + cs->density_words, 0, (cap - cs->density_words) * sizeof *d);
-                cs->density[k] = d;
-            }
-            cs->density_words = cap;
-        }
-    }
+    if (cs->mode == CS_SETUP && !grow_density(cs, cs->n_aux + 1))
+        return CS_ONE;
     cs->n_aux++;
     set_value(cs, (cs_var)w, value);
     return (cs_var)w;
@@ -423,18 +405,8 @@ void cs_enforce(cs_t *cs, const cs_lc *a, const cs_lc *b, const cs_lc *c, const 
         }
         break;
     case CS_SETUP:
-        if (i + 2 > cs->rows_cap) {
-            size_t cap = cs->rows_cap * 2;
-            for (int k = 0; k < 3; k++) {
-                size_t *p = realloc(cs->row_start[k], cap * sizeof *p);
-                if (!p) {
-                    cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "%zu rows", cap);
-                    return;
-                }
-                cs->row_start[k] = p;
-            }
-            cs->rows_cap = cap;
-        }
+        if (!grow_rows(cs, i + 1))
+            return;
         append_row(cs, 0, a);
         append_row(cs, 1, b);
         append_row(cs, 2, c);
@@ -459,6 +431,61 @@ void cs_enforce(cs_t *cs, const cs_lc *a, const cs_lc *b, const cs_lc *c, const 
         cs->names_len += len;
     }
     cs->n_constraints++;
+}
+
+static void mark_touched(size_t *touched, size_t bytes)
+{
+    if (*touched < bytes)
+        *touched = bytes;
+}
+
+bool cs_setup_reserve(cs_t *cs, size_t n_rows, size_t n_wires, const size_t n_terms[3],
+                      size_t *row, size_t *wire, size_t term[3])
+{
+    if (cs->err)
+        return false;
+    if (cs->mode != CS_SETUP || cs->keep_names) {
+        cs_fail(cs, G16_ERR_INTERNAL, "reserving rows outside SETUP mode or with names kept");
+        return false;
+    }
+    size_t w = cs_num_vars(cs);
+    if (n_wires >= UINT32_MAX - w) {
+        cs_fail(cs, G16_ERR_UNSUPPORTED, "more than 2^32 wires");
+        return false;
+    }
+    if (!grow((void **)&cs->z, &cs->z_cap, w + n_wires, sizeof *cs->z)) {
+        cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "z of %zu entries", w + n_wires);
+        return false;
+    }
+    if (!grow_density(cs, cs->n_aux + n_wires) || !grow_rows(cs, cs->n_constraints + n_rows))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        size_t need = cs->n_terms[k] + n_terms[k];
+        if (!grow((void **)&cs->terms[k], &cs->terms_cap[k], need, sizeof *cs->terms[k])) {
+            cs_fail(cs, G16_ERR_OUT_OF_MEMORY, "%zu terms in matrix %c", need, "ABC"[k]);
+            return false;
+        }
+    }
+    /* The reserved ranges count as faulted in: a prefault writes its zero bytes from the
+     * touched mark up, and one that did so inside a range after the range was filled
+     * would corrupt it. What the pool has not touched the fill faults in, on the filling
+     * threads. Below a range everything was written or touched, so the mark still
+     * covers only memory that was. */
+    mark_touched(&cs->z_touched, (w + n_wires) * sizeof *cs->z);
+    for (int k = 0; k < 3; k++) {
+        mark_touched(&cs->rows_touched[k],
+                     (cs->n_constraints + n_rows + 1) * sizeof *cs->row_start[k]);
+        mark_touched(&cs->terms_touched[k], (cs->n_terms[k] + n_terms[k]) * sizeof *cs->terms[k]);
+    }
+    *row = cs->n_constraints;
+    *wire = w;
+    for (int k = 0; k < 3; k++) {
+        term[k] = cs->n_terms[k];
+        cs->n_terms[k] += n_terms[k];
+    }
+    cs->n_constraints += n_rows;
+    cs->n_aux += n_wires;
+    return true;
 }
 
 void cs_keep_names(cs_t *cs)

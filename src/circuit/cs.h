@@ -21,6 +21,10 @@
  * capacity, a buffer too small, too many public inputs) every later call is a no-op and
  * cs_synthesize returns the first error, so circuit code need not test each call.
  *
+ * A circuit that repeats one block of gadgets many times may, in SETUP mode, record it
+ * once and replay its rows with the wires relocated, on every thread (cs_block.h); the
+ * matrices are the ones its gadgets would give.
+ *
  * Why a private header (src/circuit) and not include/g16_circuit.h yet: circuits handle
  * fr_t coefficients and produce constraint_matrices, both internal types today. The public
  * header should come with an opaque scalar type and the native key format (issue 4).

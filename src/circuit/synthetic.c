@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_block.h"
 #include "groth16/density.h"
 #include "sha256.h"
+#include "util/parallel.h"
 
 /* Plays the part of Filecoin's PoRep id: fixes the parent graph for every partition. */
 #define GRAPH_SEED 0x6731365f67726170ull
@@ -42,6 +44,25 @@ typedef struct {
     cs_word w[8];
 } node;
 
+/* SETUP mode: a full compression recorded once (cs_block.h) on 768 distinct wires, the
+ * state's bits then the block's, word by word, least significant bit first. Its rows for
+ * a label whose 768 input bits are distinct wires are the gadgets' rows relocated; a
+ * label whose parents repeat a wire (a parent drawn twice, a parent that is the previous
+ * label, a base node holding a word twice) runs the gadgets. */
+enum { COMPRESS_INPUTS = 768 };
+
+typedef struct {
+    cs_block block;
+    cs_var out[256]; /* the recording's wires of the new label's bits, in input order */
+} compress_block;
+
+/* A label left to write: its span in the cs and its inputs as node indices (the nodes
+ * array moves as it grows; indices do not). */
+typedef struct {
+    cs_block_span span;
+    size_t prev, par[2];
+} compress_copy;
+
 typedef struct {
     cs_t *cs;
     size_t budget; /* constraints the circuit may use */
@@ -50,6 +71,9 @@ typedef struct {
     uint64_t graph; /* parent picker state: structure only, never the partition seed */
     cs_var acc;
     bool have_acc;
+    compress_block *rec; /* SETUP: the recorded compression, NULL when not replaying */
+    compress_copy *copies;
+    size_t n_copies, copies_cap;
 } synth;
 
 static size_t remaining(const synth *s)
@@ -58,9 +82,9 @@ static size_t remaining(const synth *s)
     return n >= s->budget ? 0 : s->budget - n;
 }
 
-static const node *parent(synth *s)
+static size_t parent(synth *s)
 {
-    return &s->nodes[splitmix(&s->graph) % s->n_nodes];
+    return splitmix(&s->graph) % s->n_nodes;
 }
 
 /* Packs a label into two 128-bit field elements and adds them to the running sum: the
@@ -188,6 +212,107 @@ void synthetic_sha256_compress(cs_t *cs, cs_word out[8], const cs_word state[8],
     }
 }
 
+/* --- SETUP: full compressions replayed ------------------------------------------------------ */
+
+/* The 768 input wires of a compression of state `state` and block (par0, par1), in the
+ * recording's order; false when a bit is not a plain wire (a constant or a negation), for
+ * which the recording's rows would not hold. */
+static bool compress_inputs(cs_var in[COMPRESS_INPUTS], const node *state, const node *par0,
+                            const node *par1)
+{
+    const node *src[3] = {state, par0, par1};
+    for (unsigned i = 0; i < COMPRESS_INPUTS; i++) {
+        cs_bit b = src[i / 256]->w[i / 32 % 8].b[i % 32];
+        if (b.kind != CS_BIT_VAR)
+            return false;
+        in[i] = b.var;
+    }
+    return true;
+}
+
+/* Records one full compression into s->rec, or leaves s->rec NULL when its output is not
+ * made of the block's wires (never with these gadgets; then every label runs them). */
+static g16_status record_compression(synth *s)
+{
+    compress_block *rec = calloc(1, sizeof *rec);
+    if (!rec)
+        return cs_fail(s->cs, G16_ERR_OUT_OF_MEMORY, "synthetic: recording a compression");
+    cs_t *cs;
+    g16_status st = cs_block_begin(&rec->block, &cs, COMPRESS_INPUTS);
+    bool usable = true;
+    if (st == G16_OK) {
+        cs_word in[24], out[8];
+        for (unsigned i = 0; i < COMPRESS_INPUTS; i++)
+            in[i / 32].b[i % 32] = (cs_bit){(cs_var)(1 + i), CS_BIT_VAR, 0};
+        synthetic_sha256_compress(cs, out, in, in + 8);
+        for (unsigned i = 0; i < 256; i++) {
+            cs_bit b = out[i / 32].b[i % 32];
+            usable = usable && b.kind == CS_BIT_VAR;
+            rec->out[i] = b.var;
+        }
+        st = cs_block_end(&rec->block, cs);
+    }
+    if (st || !usable) {
+        cs_block_free(&rec->block);
+        free(rec);
+        return st ? cs_fail(s->cs, st, "synthetic: recording a compression") : G16_OK;
+    }
+    s->rec = rec;
+    return G16_OK;
+}
+
+/* Appends the compression of prev's label and parents par0, par1 as a copy of the
+ * recording when its inputs allow (label := the new label, its values computed here, as
+ * a copy computes none); false when the gadgets must run instead, or the cs failed. */
+static bool compress_replayed(synth *s, node *label, size_t prev, size_t par0, size_t par1)
+{
+    const node *state = &s->nodes[prev], *p0 = &s->nodes[par0], *p1 = &s->nodes[par1];
+    cs_var in[COMPRESS_INPUTS];
+    if (!s->rec || !compress_inputs(in, state, p0, p1) || !cs_vars_distinct(in, COMPRESS_INPUTS))
+        return false;
+    if (s->n_copies == s->copies_cap) {
+        size_t cap = s->copies_cap ? 2 * s->copies_cap : 64;
+        compress_copy *c = realloc(s->copies, cap * sizeof *c);
+        if (!c) {
+            cs_fail(s->cs, G16_ERR_OUT_OF_MEMORY, "synthetic: %zu compressions", cap);
+            return false;
+        }
+        s->copies = c;
+        s->copies_cap = cap;
+    }
+    compress_copy *copy = &s->copies[s->n_copies];
+    if (!cs_block_reserve(s->cs, &s->rec->block, &copy->span))
+        return false;
+    copy->prev = prev;
+    copy->par[0] = par0;
+    copy->par[1] = par1;
+    s->n_copies++;
+    uint32_t v[8], block[16];
+    for (unsigned i = 0; i < 8; i++) {
+        v[i] = cs_word_value(&state->w[i]);
+        block[i] = cs_word_value(&p0->w[i]);
+        block[8 + i] = cs_word_value(&p1->w[i]);
+    }
+    sha256_ref_compress(v, block); /* what synthetic_sha256_compress computes */
+    for (unsigned i = 0; i < 256; i++) {
+        cs_var w = cs_block_wire(&s->rec->block, &copy->span, in, s->rec->out[i]);
+        label->w[i / 32].b[i % 32] = (cs_bit){w, CS_BIT_VAR, (uint8_t)(v[i / 32] >> (i % 32) & 1)};
+    }
+    return true;
+}
+
+static void fill_copies(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    const synth *s = ctx;
+    for (size_t i = begin; i < end; i++) {
+        const compress_copy *c = &s->copies[i];
+        cs_var in[COMPRESS_INPUTS];
+        compress_inputs(in, &s->nodes[c->prev], &s->nodes[c->par[0]], &s->nodes[c->par[1]]);
+        cs_block_fill(s->cs, &s->rec->block, &c->span, in);
+    }
+}
+
 static g16_status run(synth *s, const synthetic_params *p)
 {
     cs_t *cs = s->cs;
@@ -236,31 +361,38 @@ static g16_status run(synth *s, const synthetic_params *p)
     /* Full compressions: state = the previous label (the first base node to start),
      * block = two parents. The planning estimate becomes the measured cost after one. */
     size_t full_cost = FULL_BOUND;
+    if (cs_block_usable(cs) && remaining(s) >= full_cost + GLUE_COST + 1 &&
+        record_compression(s) != G16_OK)
+        return cs_status(cs);
     while (cs_status(cs) == G16_OK && remaining(s) >= full_cost + GLUE_COST + 1) {
-        const node *prev = &s->nodes[s->n_nodes - 1];
-        node par[2];
-        par[0] = *parent(s);
-        par[1] = *parent(s);
-        cs_word block[16];
-        memcpy(block, par[0].w, sizeof par[0].w);
-        memcpy(block + 8, par[1].w, sizeof par[1].w);
+        size_t prev = s->n_nodes - 1, par0 = parent(s), par1 = parent(s);
         node label;
         size_t before = cs_num_constraints(cs);
-        cs_push(cs, "label %zu", s->n_labels);
-        synthetic_sha256_compress(cs, label.w, prev->w, block);
-        cs_pop(cs);
+        if (!compress_replayed(s, &label, prev, par0, par1)) {
+            if (cs_status(cs) != G16_OK)
+                break;
+            cs_word block[16];
+            memcpy(block, s->nodes[par0].w, sizeof s->nodes[par0].w);
+            memcpy(block + 8, s->nodes[par1].w, sizeof s->nodes[par1].w);
+            cs_push(cs, "label %zu", s->n_labels);
+            synthetic_sha256_compress(cs, label.w, s->nodes[prev].w, block);
+            cs_pop(cs);
+        }
         full_cost = cs_num_constraints(cs) - before;
         if (!push_label(s, &label))
             break;
     }
+    /* The copies' rows, in parallel, before anything else grows the cs. */
+    if (s->n_copies && cs_status(cs) == G16_OK)
+        parallel_for(s->n_copies, 1, fill_copies, s);
 
     /* Truncated compressions: rounds only, while a round, its label's glue and the
      * commitment still fit. */
     size_t n_tail = 0;
     while (cs_status(cs) == G16_OK && remaining(s) >= ROUND_BOUND + GLUE_COST + 1) {
         node v = s->nodes[s->n_nodes - 1], par[2];
-        par[0] = *parent(s);
-        par[1] = *parent(s);
+        par[0] = s->nodes[parent(s)];
+        par[1] = s->nodes[parent(s)];
         cs_push(cs, "tail %zu", n_tail++);
         for (unsigned t = 0; t < TAIL_ROUNDS && remaining(s) >= ROUND_BOUND + GLUE_COST + 1; t++)
             sha_round(cs, v.w, &par[t / 8].w[t % 8], t);
@@ -326,6 +458,11 @@ g16_status synthetic_circuit(cs_t *cs, const void *params)
     synth s = {.cs = cs, .budget = p->n_constraints - p->n_public - 1, .graph = GRAPH_SEED};
     g16_status st = run(&s, p);
     free(s.nodes);
+    if (s.rec) {
+        cs_block_free(&s.rec->block);
+        free(s.rec);
+    }
+    free(s.copies);
     return st;
 }
 

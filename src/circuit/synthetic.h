@@ -17,6 +17,12 @@
  * alone. As in Filecoin, where the DRG is fixed per PoRep id and each partition differs only
  * in data and challenges, the partition seed changes the witness and never the structure.
  *
+ * SETUP mode replays one recorded full compression (cs_block.h) for every label whose
+ * inputs are distinct wires, writing the copies on every thread of the pool; the rest run
+ * the gadgets. The matrices are the same either way (tests/test_cs_block.c), and the
+ * wires inside a replayed compression read as zero in cs_value (SETUP values are dummies;
+ * the labels' bits still carry their values, so the commitment is the same).
+ *
  * Constraint count: n_constraints - n_public - 1 at most (and at least 97% of the target),
  * so that with the n_public + 1 rows a Groth16 setup adds for the inputs, a target of 2^k
  * still fits a domain of 2^k, as Filecoin's 130.3 M constraints fit 2^27.

@@ -13,6 +13,7 @@
 #ifndef G16_GROTH16_SETUP_H
 #define G16_GROTH16_SETUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,9 @@ typedef struct {
  * public inputs). Free with constraint_matrices_free. */
 g16_status constraint_matrices_from_r1cs(constraint_matrices *cs, const r1cs_t *r1cs);
 void constraint_matrices_free(constraint_matrices *cs);
+/* Whether x and y are the same matrices: counts, row boundaries, and every term's wire and
+ * coefficient in order (what a setup reads; the padding inside lc_term is not compared). */
+bool constraint_matrices_equal(const constraint_matrices *x, const constraint_matrices *y);
 
 /* A proving key in memory, laid out as the .zkey sections except that A, B1 and B2 are
  * density-compressed (groth16/density.h): they hold points only for the wires marked in

@@ -1,4 +1,4 @@
-/* From a circom .r1cs file to the sparse matrices the setup consumes. */
+/* The sparse matrices the setup consumes: read from a circom .r1cs file, compared, freed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +12,22 @@ void constraint_matrices_free(constraint_matrices *cs)
         free(cs->terms[k]);
     }
     memset(cs, 0, sizeof *cs);
+}
+
+bool constraint_matrices_equal(const constraint_matrices *x, const constraint_matrices *y)
+{
+    if (x->n_vars != y->n_vars || x->n_public != y->n_public ||
+        x->n_constraints != y->n_constraints)
+        return false;
+    for (int k = 0; k < 3; k++) {
+        if (memcmp(x->row_start[k], y->row_start[k], (x->n_constraints + 1) * sizeof(size_t)))
+            return false;
+        for (size_t j = 0; j < x->row_start[k][x->n_constraints]; j++)
+            if (x->terms[k][j].wire != y->terms[k][j].wire ||
+                !fr_equal(&x->terms[k][j].coeff, &y->terms[k][j].coeff))
+                return false;
+    }
+    return true;
 }
 
 g16_status constraint_matrices_from_r1cs(constraint_matrices *cs, const r1cs_t *r)
