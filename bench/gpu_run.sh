@@ -16,6 +16,7 @@
 #   job26      one 10-partition job at 2^26 (issue 7's figure), trace report
 #   job26c     the same with 2 pre-synthesized witnesses copied (--synth-cache 2): the GPU
 #              with synthesis out of the way
+#   job26s     job26c with the key streamed from host memory (--gpu-key streamed)
 #   part27     2 partitions at 2^27
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
@@ -86,6 +87,7 @@ bench_job() {
   run "$name" "$limit" $g16 bench --backend cuda --trace "$logs/$name.trace" "$@"
   grep -E 'setup|per job|per partition|utilisation|device memory|peak RSS|verified|FAIL|error' \
     "$logs/$name.txt" | head -14 | sed 's/^/    /'
+  grep -E '^setup time:' "$logs/$name.txt" | head -20 | sed 's/^/    /'
   $g16 trace report "$logs/$name.trace" >"$logs/$name.report.txt" 2>&1
   grep -iE 'utili|steady|gap|wait|upload' "$logs/$name.report.txt" | head -14 | sed 's/^/    /'
 }
@@ -115,8 +117,8 @@ for step in "${steps[@]}"; do
   msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
-  part26) bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G \
-    --key "$keys/k26.key" ;;
+  part26) G16_SETUP_TIMES=1 bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 \
+    --mem-budget 56G --key "$keys/k26.key" ;;
   part26s) bench_job part26s 400 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G \
     --key "$keys/k26.key" --gpu-key streamed ;;
   part26g2) bench_job part26g2 400 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G \
@@ -124,8 +126,11 @@ for step in "${steps[@]}"; do
   job26) bench_job job26 580 --constraints 67108864 --partitions 10 --synth-threads 10 --mem-budget 80G \
     --key "$keys/k26.key" ;;
   job26c) bench_job job26c 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
-    --mem-budget 48G --synth-cache 2 --key "$keys/k26.key" ;;
-  part27) bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 --mem-budget 48G ;;
+    --mem-budget 64G --synth-cache 2 --key "$keys/k26.key" ;;
+  job26s) bench_job job26s 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
+    --mem-budget 64G --synth-cache 2 --key "$keys/k26.key" --gpu-key streamed ;;
+  part27) G16_SETUP_TIMES=1 bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 \
+    --mem-budget 48G ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
     CUDA_VISIBLE_DEVICES=0 bench_job pipe24_one 280 --constraints 16777216 --partitions 4 -c 4 -j 2 \

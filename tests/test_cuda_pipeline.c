@@ -8,7 +8,8 @@
  *   counted after the first job stay the same through the second (every device buffer comes
  *   from the workers' pools, the key is resident, the host slots pinned once).
  * - The same with the B2 MSM on the CPU, and with the key streamed from host memory in
- *   small chunks instead of resident (nothing of the key then resident).
+ *   small chunks instead of resident (pinned at start-up; nothing of the key then
+ *   resident).
  * - The development setup with the GPU's fixed-base products makes the CPU's key.
  * - The figures the pipeline reports: workers per device, peak device memory, the key
  *   resident; pinned host buffers are pinned (and plain ones are not). */
@@ -182,7 +183,9 @@ int main(void)
                "%.1f MiB\n", ss.key_streamed, ss.key_stream_pinned ? "pinned" : "pageable",
                (size_t)ss.partitions_proved, ss.device_resident_bytes / 1048576.0,
                ss.device_peak_bytes / 1048576.0);
-        CHECK(ss.key_streamed && ss.device_resident_bytes == 0 && ss.partitions_proved == 2);
+        /* Only the density bitmaps of the gathers are resident. */
+        CHECK(ss.key_streamed && ss.key_stream_pinned && ss.partitions_proved == 2);
+        CHECK(ss.device_resident_bytes < backend_key_device_bytes(&k.pk) / 100);
         CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
         pipeline_free(pl);
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "msm/msm.h"
+#include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -106,6 +107,15 @@ void backend_close(backend *be)
 {
     if (be)
         be->close(be);
+}
+
+g16_status backend_prepare_key(backend *be, const groth16_prover_key *pk, double *ms)
+{
+    double t0 = clock_ms();
+    g16_status st = be->prepare_key ? be->prepare_key(be, pk) : G16_OK;
+    if (ms)
+        *ms = clock_ms() - t0;
+    return st;
 }
 
 void backend_setup_accel(backend *be, groth16_setup_accel *accel)

@@ -75,6 +75,8 @@ struct backend {
                          size_t n, bool montgomery);
     /* The development setup's fixed-base batches (NULL members: the CPU's). */
     groth16_setup_accel setup;
+    /* backend_prepare_key's work (NULL: nothing to prepare). */
+    g16_status (*prepare_key)(backend *be, const groth16_prover_key *pk);
     /* Device memory now and at its peak (NULL for the CPU: no device memory). */
     bool (*memory)(backend *be, struct backend_memory_s *m);
     void (*close)(backend *be);
@@ -95,6 +97,11 @@ void backend_close(backend *be);
  * per 16 GiB): allocate once, at start-up. Free with the same flag. */
 g16_status backend_host_alloc(void **p, size_t bytes, bool pinned);
 void backend_host_free(void *p, bool pinned);
+
+/* Gets the backend ready for pk before its first partition: a GPU backend whose key is
+ * STREAMED pins the key's arrays in place now (seconds per 16 GiB: done once, at start-up,
+ * rather than inside the first partitions); nothing otherwise. *ms receives the time. */
+g16_status backend_prepare_key(backend *be, const groth16_prover_key *pk, double *ms);
 
 /* Routes the development setup's fixed-base batches through the backend (the CPU's own
  * code for the CPU backend). */

@@ -219,6 +219,35 @@ static g16_status msm_key_g2(cuda_backend_state *bs, g2_jac_t *r, cuda_msm_info 
                   : msm_streamed_g2(bs, r, info, k->host, scalars_dev, n, mont);
 }
 
+/* The key's arrays as cuda_partition reads them (all-dense queries when the key has no
+ * densities). */
+static void key_arrays(key_points keys[5], const groth16_prover_key *pk)
+{
+    size_t nv = pk->n_vars, np = pk->n_public, n = pk->domain_size;
+    size_t na = !pk->density_a || pk->n_a == nv ? nv : pk->n_a;
+    size_t nb = !pk->density_b || pk->n_b == nv ? nv : pk->n_b;
+    keys[0] = (key_points){NULL, pk->a, na * 96};
+    keys[1] = (key_points){NULL, pk->b1, nb * 96};
+    keys[2] = (key_points){NULL, pk->b2, nb * 192};
+    keys[3] = (key_points){NULL, pk->c, (nv - np - 1) * 96};
+    keys[4] = (key_points){NULL, pk->h, n * 96};
+}
+
+/* A streamed key's arrays pinned in place once, before the first partition. */
+static g16_status cuda_prepare_key(backend *be, const groth16_prover_key *pk)
+{
+    if (be->key_placement != BACKEND_KEY_STREAMED)
+        return G16_OK;
+    cuda_backend_state *bs = be->impl;
+    key_points keys[5];
+    key_arrays(keys, pk);
+    bool pinned = true;
+    for (int k = 0; k < 5; k++)
+        pinned &= cuda_ctx_pin_host(bs->ctx, keys[k].host, keys[k].bytes);
+    bs->stream_pinned = pinned;
+    return G16_OK;
+}
+
 /* Resident or streamed for this partition (backend_key_placement): AUTO keeps a key that
  * is resident already, and makes one resident when it fits in the free device memory
  * beside one partition's buffers. */
@@ -303,9 +332,8 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
 
     /* The key: resident (uploaded by the first partition only) or streamed by each MSM. */
     enum { KA, KB1, KB2, KC, KH };
-    key_points keys[5] = {{NULL, pk->a, na * 96}, {NULL, pk->b1, nb * 96},
-                          {NULL, pk->b2, nb * 192}, {NULL, pk->c, (nv - np - 1) * 96},
-                          {NULL, pk->h, n * 96}};
+    key_points keys[5];
+    key_arrays(keys, pk);
     bs->streamed = key_streams(be, keys, 5, pk);
     size_t resident_before = cuda_ctx_resident_bytes(ctx);
     for (int k = 0; k < 5 && !bs->streamed; k++)
@@ -491,6 +519,7 @@ g16_status backend_cuda_open(backend **out, int device)
     be->msm_g2 = cuda_msm_g2_host;
     be->close = cuda_close;
     be->memory = cuda_memory;
+    be->prepare_key = cuda_prepare_key;
     be->setup = (groth16_setup_accel){.g1_batch = cuda_setup_g1, .g2_batch = cuda_setup_g2,
                                       .ctx = be};
     be->impl = bs;

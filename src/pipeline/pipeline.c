@@ -510,13 +510,21 @@ static bool prover_open(worker *w)
     pipeline *pl = w->pl;
     g16_status st = w->device >= 0 ? backend_cuda_open(&w->be, w->device)
                                    : backend_open(&w->be, "cpu");
-    if (!st)
+    double prepare_ms = 0;
+    if (!st) {
         w->be->key_placement = pl->key_placement;
+        uint64_t span = trace_begin();
+        st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
+        if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
+            trace_end(span, TRACE_KERNEL, "pinning the key");
+    }
     pl_lock(pl);
     if (st && !pl->open_status) {
         pl->open_status = st;
         snprintf(pl->open_error, sizeof pl->open_error, "%s", g16_last_error());
     }
+    if (prepare_ms > pl->stats.key_prepare_ms)
+        pl->stats.key_prepare_ms = prepare_ms;
     pl->provers_opening--;
     pthread_cond_broadcast(&pl->open_cv);
     pl_unlock(pl);

@@ -180,6 +180,7 @@ typedef struct {
     uint64_t device_resident_bytes; /* key points resident per device */
     bool key_streamed;              /* the key streamed from host memory (not resident) */
     bool key_stream_pinned;         /* ... from pinned memory (else pageable copies) */
+    double key_prepare_ms;          /* pinning a streamed key at start-up (slowest worker) */
 } pipeline_stats;
 
 /* Starts the threads (and, for CUDA, one backend per device). G16_ERR_INVALID_ARGUMENT for
