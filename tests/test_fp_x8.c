@@ -1,8 +1,10 @@
 /* The 8-lane AVX-512 IFMA products (field/fp_x8.h) against fp_mul and fp_mul_portable:
  * seeded random elements, then every pair of edge values (0, 1, -1, raw limb patterns up
  * to p - 1, values next to 2^380 and to the 52- and 64-bit limb boundaries) in every
- * lane, partial groups that must leave the elements past n untouched, and aliasing.
+ * lane, partial groups that must leave the elements past n untouched, and aliasing; the
+ * batch inversion against fp_inv.
  * Skipped (exit 77) on a CPU or build without IFMA. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "field/cpu.h"
@@ -75,9 +77,12 @@ static void test_random(size_t rounds)
         }
         fp_mul_x8(got, a, b);
         check_lanes(got, a, b, 8);
-        /* Squares and aliasing: r = a * a in place. */
+        /* Squares and aliasing: r = a * a in place, by both schedules. */
         memcpy(got, a, sizeof got);
         fp_mul_x8(got, got, got);
+        check_lanes(got, a, a, 8);
+        memcpy(got, a, sizeof got);
+        fp_sqr_x8(got, got);
         check_lanes(got, a, a, 8);
     }
 }
@@ -99,6 +104,10 @@ static void test_edges(void)
             b[lane] = e[j];
             fp_mul_x8(got, a, b);
             check_lanes(got, a, b, 8);
+            if (j == 0) {
+                fp_sqr_x8(got, a);
+                check_lanes(got, a, a, 8);
+            }
         }
 }
 
@@ -123,6 +132,37 @@ static void test_partial(void)
     }
 }
 
+/* fp_batch_inv_x8 against fp_inv, element by element, for every partial group. */
+static void test_batch_inv(void)
+{
+    static const size_t sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 65, 1000, 2049};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t m = sizes[s];
+        fp_t *a = malloc(m * sizeof *a), *want = malloc(m * sizeof *want);
+        void *scratch = aligned_alloc(64, FP_X8_SCRATCH(m));
+        fp_t e[40];
+        size_t ne = edge_values(e);
+        for (size_t i = 0; i < m; i++) {
+            do {
+                if (i % 5 == 0)
+                    a[i] = e[test_rand64() % ne];
+                else
+                    test_random_fp(&a[i]);
+            } while (fp_is_zero(&a[i]));
+            fp_inv(&want[i], &a[i]);
+        }
+        fp_batch_inv_x8(a, m, scratch);
+        bool ok = true;
+        for (size_t i = 0; i < m; i++)
+            ok &= fp_equal(&a[i], &want[i]);
+        if (!CHECK(ok))
+            fprintf(stderr, "  fp_batch_inv_x8, m = %zu\n", m);
+        free(a);
+        free(want);
+        free(scratch);
+    }
+}
+
 int main(void)
 {
     test_init("test_fp_x8");
@@ -131,6 +171,7 @@ int main(void)
     test_random(test_count(20000));
     test_edges();
     test_partial();
+    test_batch_inv();
     /* With the assembly path off, fp_mul is the portable C one: compare with it too. */
     bool asm_was = cpu_use_asm;
     cpu_set_asm(false);

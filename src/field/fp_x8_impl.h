@@ -48,6 +48,10 @@ typedef struct {
      0xd91dd2e13ce14ull, 0x6e9ed90d2eb35ull, 0x7a8e5ff9a692cull, 0x0000000068044ull}
 #define FPX8_MINV 0x3fffcfffcfffdull
 
+/* The products index their accumulators by loop counters: only fully unrolled loops
+ * keep them in registers (GCC leaves the squaring's loops rolled otherwise, and spills). */
+#define FPX8_UNROLL _Pragma("GCC unroll 16")
+
 static inline __m512i fpx8_bc(uint64_t v) { return _mm512_set1_epi64((long long)v); }
 
 /* r = a * b / 2^384 (mod p), r < ab / 2^384 + p. a, b normalized; r may alias them. */
@@ -92,6 +96,63 @@ static inline void fpx8_mul(fpx8 *r, const fpx8 *a, const fpx8 *b)
         r->l[j] = _mm512_and_si512(
             _mm512_or_si512(_mm512_srli_epi64(t[j], 20), _mm512_slli_epi64(t[j + 1], 32)), m52);
     r->l[7] = _mm512_srli_epi64(t[7], 20);
+}
+
+/* r = a^2 / 2^384 (mod p), r < a^2 / 2^384 + p: the product scanned first, each cross
+ * term a_i a_j (i < j) once and the sum doubled (72 multiply-adds instead of 128), then
+ * the same eight reduction rounds over the 16 accumulators. r may alias a. */
+static inline void fpx8_sqr(fpx8 *r, const fpx8 *a)
+{
+    static const uint64_t P[8] = FPX8_P;
+    const __m512i zero = _mm512_setzero_si512(), minv = fpx8_bc(FPX8_MINV);
+    const __m512i *x = a->l;
+    __m512i t[16];
+    FPX8_UNROLL
+    for (int k = 0; k < 16; k++)
+        t[k] = zero;
+    FPX8_UNROLL
+    for (int i = 0; i < 8; i++)
+        FPX8_UNROLL
+        for (int j = i + 1; j < 8; j++) {
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], x[i], x[j]);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], x[i], x[j]);
+        }
+    FPX8_UNROLL
+    for (int k = 1; k < 15; k++)
+        t[k] = _mm512_add_epi64(t[k], t[k]);
+    FPX8_UNROLL
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], x[i], x[i]);
+        t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], x[i], x[i]);
+    }
+    /* Accumulators stay below 2^59: at most 16 cross halves doubled, 2 square halves and
+     * 16 reduction halves of 52 bits each, plus carries. */
+    FPX8_UNROLL
+    for (int i = 0; i < 8; i++) {
+        __m512i q = _mm512_madd52lo_epu64(zero, t[i], minv);
+        if (i == 7)
+            q = _mm512_and_si512(q, fpx8_bc(0xfffff));
+        FPX8_UNROLL
+        for (int j = 0; j < 8; j++) {
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], q, fpx8_bc(P[j]));
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], q, fpx8_bc(P[j]));
+        }
+        if (i < 7)
+            t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
+    }
+    /* As in fpx8_mul: t[7..14] = r * 2^20 once normalized. */
+    const __m512i m52 = fpx8_bc(FPX8_M52);
+    FPX8_UNROLL
+    for (int j = 7; j < 14; j++) {
+        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
+        t[j] = _mm512_and_si512(t[j], m52);
+    }
+    FPX8_UNROLL
+    for (int j = 0; j < 7; j++)
+        r->l[j] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(t[7 + j], 20),
+                                                   _mm512_slli_epi64(t[8 + j], 32)),
+                                   m52);
+    r->l[7] = _mm512_srli_epi64(t[14], 20);
 }
 
 /* Signed carry propagation: limbs may be negative or above 2^52, the value is not. */
@@ -209,6 +270,49 @@ static inline void fpx8_store(fp_t *const dst[8], unsigned n, const fpx8 *a)
     fpx8_transpose(row, w);
     for (unsigned k = 0; k < n; k++)
         _mm512_mask_storeu_epi64(dst[k]->l, 0x3f, row[k]);
+}
+
+/* r = group g of a[0..m): a[8g + k], or *pad for lanes past m. */
+static inline void fpx8_load_group(fpx8 *r, const fp_t *a, size_t g, size_t m,
+                                   const fp_t *pad)
+{
+    const fp_t *src[8];
+    for (size_t k = 0; k < 8; k++)
+        src[k] = 8 * g + k < m ? &a[8 * g + k] : pad;
+    fpx8_load(r, src);
+}
+
+/* Montgomery's trick over den[0..m) (every element non-zero), lane k of every vector a
+ * chain of its own (element i in lane i % 8 of group i / 8); the first half. pre[g] =
+ * the lane products of groups before g; returns in *inv the lanes' inverse products of
+ * all groups (< 1.41p). The walk back: for g from the last group down, 1 / den of group
+ * g = inv * pre[g], then inv *= den of group g. Lanes past m hold 1. */
+static inline void fpx8_batch_inv_begin(fpx8 *inv, fpx8 *pre, const fp_t *den, size_t m)
+{
+    static const uint64_t P[8] = FPX8_P;
+    fp_t one;
+    fp_one(&one);
+    const fp_t *src[8];
+    for (int k = 0; k < 8; k++)
+        src[k] = &one;
+    fpx8 acc, d;
+    fpx8_load(&acc, src);
+    for (size_t g = 0; 8 * g < m; g++) {
+        fpx8_load_group(&d, den, g, m, &one);
+        pre[g] = acc;
+        fpx8_mul(&acc, &acc, &d);
+    }
+    /* One scalar inversion for the 8 chains (fp_batch_inv). */
+    fp_t prod[8], inv8[8];
+    fp_t *dst[8];
+    for (int k = 0; k < 8; k++) {
+        dst[k] = &prod[k];
+        src[k] = &inv8[k];
+    }
+    fpx8_cond_sub(&acc, &acc, P);
+    fpx8_store(dst, 8, &acc);
+    fp_batch_inv(inv8, prod, 8);
+    fpx8_load(inv, src);
 }
 
 #endif

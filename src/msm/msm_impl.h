@@ -53,10 +53,13 @@
  * operations was measured and dropped once the field layer's own got as fast.)
  *
  * On CPUs with AVX-512 IFMA, G1's batch of additions (batch_flush) runs 8 lanes at a time
- * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c: ~14 ns a product against ~31), with the
- * same results bit for bit; the scheduling, the overflow and the reductions stay scalar.
- * The profile then (G1, 2^17, one thread): the vector additions ~60% of the MSM, the
- * per-batch Fermat inversion ~10%, bucket loads and scheduling most of the rest.
+ * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c: ~9.5 ns a product on Zen 4 against ~31),
+ * and so do the inversions of the affine trees (MSM_BATCH_INV_X8), with the same results
+ * bit for bit; scheduling, overflow and the trees' additions stay scalar. The profile
+ * then (G1, 2^17, c = 13, one thread): vector additions ~45%, XYZZ overflow additions
+ * and running sums ~15%, the Fermat inversion of each batch ~9%, the trees ~5%, bucket
+ * and base loads and scheduling ~20%. The next step would be a faster (variable-time)
+ * inversion, which would also allow smaller batches with fewer collisions.
  *
  * Bases are read from unaligned memory with memcpy into aligned locals; nothing here
  * casts the caller's bytes.
@@ -137,6 +140,7 @@ typedef struct {
     /* Affine trees: the ones of a ones-task, or a reduction's bucket copies. */
     AFF *tree;          /* [T = max(ONES_CHUNK, M)] */
     FE *tden, *tpre;    /* [T / 2] */
+    void *tx8;          /* MSM_BATCH_INV_X8's scratch for T / 2 */
     uint8_t *tkind;     /* [T / 2] */
     uint32_t *glen;     /* [max(L, M / L) <= sqrt(2M)]: points per group of a reduction */
     void *block;        /* the one allocation everything above points into */
@@ -167,16 +171,23 @@ static inline bool load_base(AFF *p, const uint8_t *bases, uint32_t index)
     return !(F(is_zero)(&p->x) & F(is_zero)(&p->y));
 }
 
-/* a[i] = 1 / a[i] for i < m; every a[i] must be non-zero. pre: m elements of scratch.
- * Montgomery's trick with CHAINS interleaved running products: one chain would make
- * every product wait for the previous one (latency ~2x the throughput of fp_mul here);
- * element i belongs to chain i % CHAINS. */
+/* a[i] = 1 / a[i] for i < m; every a[i] must be non-zero. pre: m elements of scratch,
+ * x8: MSM_BATCH_INV_X8's. Montgomery's trick with CHAINS interleaved running products:
+ * one chain would make every product wait for the previous one (latency ~2x the
+ * throughput of fp_mul here); element i belongs to chain i % CHAINS. */
 enum { CHAINS = 4 };
 
-static void batch_invert(FE *a, FE *pre, size_t m)
+static void batch_invert(FE *a, FE *pre, void *x8, size_t m)
 {
     if (m == 0)
         return;
+#ifdef MSM_BATCH_INV_X8
+    if (cpu_use_ifma) {
+        MSM_BATCH_INV_X8(a, m, x8);
+        return;
+    }
+#endif
+    (void)x8;
     FE acc[CHAINS];
     for (int k = 0; k < CHAINS; k++)
         F(one)(&acc[k]);
@@ -264,10 +275,10 @@ static inline void affine_finish2(AFF *r0, const AFF *a0, const AFF *b0, const F
 /* Sums groups of affine points in place with pairwise affine additions, one batch (one
  * inversion) per level across all groups: group g lies at pts[g * stride ...] with len[g]
  * points; pairs are formed while len[g] > tail, so on return len[g] <= tail. P + P
- * (doubling) and P + (-P) (the pair vanishes) are handled inside the batch. den, pre
- * and kind hold one entry per pair of a level: half the points of all groups. */
+ * (doubling) and P + (-P) (the pair vanishes) are handled inside the batch. den, pre,
+ * x8 and kind hold one entry per pair of a level: half the points of all groups. */
 static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t groups,
-                            size_t tail, FE *den, FE *pre, uint8_t *kind)
+                            size_t tail, FE *den, FE *pre, void *x8, uint8_t *kind)
 {
     for (;;) {
         size_t pairs = 0;
@@ -293,7 +304,7 @@ static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t group
         }
         if (pairs == 0)
             return;
-        batch_invert(den, pre, pairs);
+        batch_invert(den, pre, x8, pairs);
         size_t e = 0;
         for (size_t g = 0; g < groups; g++) {
             if (len[g] <= tail)
@@ -372,7 +383,7 @@ static void xyzz_add_multiple(XYZZ *acc, const XYZZ *p, size_t k)
 /* The pending additions aff[bkt[i]] += pt[i], i < m, one field product at a time. */
 static void batch_add(scratch_t *s, size_t m)
 {
-    batch_invert(s->den, s->pre, m);
+    batch_invert(s->den, s->pre, NULL, m);
     /* Buckets in one batch are distinct, so two finishes never alias. */
     size_t i = 0;
     for (; i + 2 <= m; i += 2) {
@@ -487,7 +498,7 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
                 pts[hi * l + n++] = s->aff[b];
         len[hi] = n;
     }
-    tree_sum_groups(pts, l, len, blocks, 1, s->tden, s->tpre, s->tkind);
+    tree_sum_groups(pts, l, len, blocks, 1, s->tden, s->tpre, s->tx8, s->tkind);
     XYZZ tg, all;
     running_sum_groups(&tg, &all, pts, l, len, blocks);
 
@@ -499,7 +510,7 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
             size_t lo = b & (l - 1);
             pts[lo * blocks + len[lo]++] = s->aff[b];
         }
-    tree_sum_groups(pts, blocks, len, l, 1, s->tden, s->tpre, s->tkind);
+    tree_sum_groups(pts, blocks, len, l, 1, s->tden, s->tpre, s->tx8, s->tkind);
     XYZZ th, unused;
     running_sum_groups(&th, &unused, pts, blocks, len, l);
 
@@ -666,7 +677,7 @@ static void ones_task(JAC *out, const run_ctx *x, scratch_t *s, size_t task)
     uint32_t m = 0;
     for (size_t i = lo; i < hi; i++)
         m += load_base(&tree[m], x->bases, sc->one_index[i]);
-    tree_sum_groups(tree, 0, &m, 1, ONES_TAIL, s->tden, s->tpre, s->tkind);
+    tree_sum_groups(tree, 0, &m, 1, ONES_TAIL, s->tden, s->tpre, s->tx8, s->tkind);
     JAC acc;
     FN(set_infinity)(&acc);
     for (size_t i = 0; i < m; i++)
@@ -745,7 +756,7 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             CARVE(pre, batch_cap);
 #ifdef MSM_BATCH_ADD_X8
             s->x8 = block ? (void *)(block + off) : NULL;
-            off += round64(MSM_X8_SCRATCH(batch_cap));
+            off += round64(FP_X8_SCRATCH(batch_cap));
 #endif
             CARVE(bkt, batch_cap);
             CARVE(qpt, (size_t)RETRY_MAX);
@@ -759,6 +770,10 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
         CARVE(tree, trees);
         CARVE(tden, trees / 2 + 1);
         CARVE(tpre, trees / 2 + 1);
+#ifdef MSM_BATCH_INV_X8
+        s->tx8 = block ? (void *)(block + off) : NULL;
+        off += round64(FP_X8_SCRATCH(trees / 2 + 1));
+#endif
         CARVE(tkind, trees / 2 + 1);
     }
     if (batch_affine && buckets) {

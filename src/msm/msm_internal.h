@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "field/fp_x8.h"
 #include "msm/msm.h"
 
 struct msm_scalars {
@@ -67,10 +68,9 @@ static inline unsigned msm_windows_for(unsigned c) { return (256 + c - 1) / c; }
 /* bucket[bkt[i]] += pt[i] for i < m in affine coordinates, given den[i] = pt[i].x -
  * bucket[bkt[i]].x != 0 and distinct buckets: the scalar batch_flush's additions with
  * AVX-512 IFMA (msm_g1_ifma_x86.c), bit for bit the same results. Only while
- * cpu_use_ifma. scratch: MSM_X8_SCRATCH(m) bytes, 64-byte aligned. */
+ * cpu_use_ifma. scratch: FP_X8_SCRATCH(m) bytes (field/fp_x8.h), 64-byte aligned. */
 void msm_g1_batch_add_x8(g1_affine_t *bucket, const g1_affine_t *pt, const uint32_t *bkt,
                          const fp_t *den, size_t m, void *scratch);
-#define MSM_X8_SCRATCH(m) (((m) + 7) / 8 * 512)
 #endif
 
 #endif
