@@ -52,12 +52,22 @@
  * prefetched PREFETCH points ahead. (An MSM-private inline copy of the additive field
  * operations was measured and dropped once the field layer's own got as fast.)
  *
+ * On CPUs with AVX-512 IFMA, G1's batch of additions (batch_flush) runs 8 lanes at a time
+ * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c: ~9.5 ns a product on Zen 4 against ~31),
+ * and so do the inversions of the affine trees (MSM_BATCH_INV_X8), with the same results
+ * bit for bit; scheduling, overflow and the trees' additions stay scalar. The profile
+ * then (G1, 2^17, c = 13, one thread): vector additions ~45%, XYZZ overflow additions
+ * and running sums ~15%, the Fermat inversion of each batch ~9%, the trees ~5%, bucket
+ * and base loads and scheduling ~20%. The next step would be a faster (variable-time)
+ * inversion, which would also allow smaller batches with fewer collisions.
+ *
  * Bases are read from unaligned memory with memcpy into aligned locals; nothing here
  * casts the caller's bytes.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "field/cpu.h"
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
 #include "trace/trace.h"
@@ -80,8 +90,13 @@ _Static_assert(sizeof(AFF) == 2 * sizeof(FE), "affine points are packed x, y");
 enum {
     /* Pending affine additions per inversion. The inversion (~450 multiplications by
      * Fermat) is amortised to < 0.5 per point; a larger batch collides more often with
-     * its own buckets and outgrows L2. */
+     * its own buckets and outgrows L2. With 8-lane products (MSM_BATCH_ADD_X8) the
+     * inversion is a larger share, and with 2^15 buckets or more (c >= 16) batches of
+     * BATCH_MAX_X8 pay: G1 2^19, one thread, 1430-1470 -> 1280-1370 ms; at c = 14 the
+     * collisions cost more than that saves (790-820 -> 900-1000 ms). */
     BATCH_MAX = 1024,
+    BATCH_MAX_X8 = 2048,
+    BATCH_X8_MIN_BUCKETS = 1 << 15,
     /* Ones summed by one tree: a level's batch is large enough to amortise its
      * inversion until the tree narrows to ONES_TAIL. */
     ONES_CHUNK = 16384,
@@ -112,10 +127,11 @@ typedef struct {
     XYZZ *xyzz;         /* [M] overflow pool (batch affine) or the buckets (XYZZ) */
     size_t slots_used;
     /* The pending batch: additions aff[bkt[i]] += pt[i], den[i] = pt.x - aff.x. */
-    AFF *pt;            /* [BATCH_MAX] */
-    FE *den;            /* [BATCH_MAX] denominators, then their inverses */
-    FE *pre;            /* [BATCH_MAX] prefix products */
-    uint32_t *bkt;      /* [BATCH_MAX] */
+    AFF *pt;            /* [batch_max] */
+    FE *den;            /* [batch_max] denominators, then their inverses */
+    FE *pre;            /* [batch_max] prefix products */
+    void *x8;           /* MSM_BATCH_ADD_X8's scratch */
+    uint32_t *bkt;      /* [batch_max] */
     size_t pending;
     /* Points that met a waiting bucket, retried after the next flush. */
     AFF *qpt;           /* [RETRY_MAX] */
@@ -124,6 +140,7 @@ typedef struct {
     /* Affine trees: the ones of a ones-task, or a reduction's bucket copies. */
     AFF *tree;          /* [T = max(ONES_CHUNK, M)] */
     FE *tden, *tpre;    /* [T / 2] */
+    void *tx8;          /* MSM_BATCH_INV_X8's scratch for T / 2 */
     uint8_t *tkind;     /* [T / 2] */
     uint32_t *glen;     /* [max(L, M / L) <= sqrt(2M)]: points per group of a reduction */
     void *block;        /* the one allocation everything above points into */
@@ -135,7 +152,7 @@ typedef struct {
     scratch_t *scratch;       /* [threads] */
     size_t buckets;           /* M */
     unsigned chunks;          /* point ranges per window */
-    size_t batch_max;         /* pending additions per inversion, <= BATCH_MAX */
+    size_t batch_max;         /* pending additions per inversion */
     size_t window_tasks;      /* windows * chunks */
     size_t ones_tasks;
     bool batch_affine;
@@ -154,16 +171,23 @@ static inline bool load_base(AFF *p, const uint8_t *bases, uint32_t index)
     return !(F(is_zero)(&p->x) & F(is_zero)(&p->y));
 }
 
-/* a[i] = 1 / a[i] for i < m; every a[i] must be non-zero. pre: m elements of scratch.
- * Montgomery's trick with CHAINS interleaved running products: one chain would make
- * every product wait for the previous one (latency ~2x the throughput of fp_mul here);
- * element i belongs to chain i % CHAINS. */
+/* a[i] = 1 / a[i] for i < m; every a[i] must be non-zero. pre: m elements of scratch,
+ * x8: MSM_BATCH_INV_X8's. Montgomery's trick with CHAINS interleaved running products:
+ * one chain would make every product wait for the previous one (latency ~2x the
+ * throughput of fp_mul here); element i belongs to chain i % CHAINS. */
 enum { CHAINS = 4 };
 
-static void batch_invert(FE *a, FE *pre, size_t m)
+static void batch_invert(FE *a, FE *pre, void *x8, size_t m)
 {
     if (m == 0)
         return;
+#ifdef MSM_BATCH_INV_X8
+    if (cpu_use_ifma) {
+        MSM_BATCH_INV_X8(a, m, x8);
+        return;
+    }
+#endif
+    (void)x8;
     FE acc[CHAINS];
     for (int k = 0; k < CHAINS; k++)
         F(one)(&acc[k]);
@@ -251,10 +275,10 @@ static inline void affine_finish2(AFF *r0, const AFF *a0, const AFF *b0, const F
 /* Sums groups of affine points in place with pairwise affine additions, one batch (one
  * inversion) per level across all groups: group g lies at pts[g * stride ...] with len[g]
  * points; pairs are formed while len[g] > tail, so on return len[g] <= tail. P + P
- * (doubling) and P + (-P) (the pair vanishes) are handled inside the batch. den, pre
- * and kind hold one entry per pair of a level: half the points of all groups. */
+ * (doubling) and P + (-P) (the pair vanishes) are handled inside the batch. den, pre,
+ * x8 and kind hold one entry per pair of a level: half the points of all groups. */
 static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t groups,
-                            size_t tail, FE *den, FE *pre, uint8_t *kind)
+                            size_t tail, FE *den, FE *pre, void *x8, uint8_t *kind)
 {
     for (;;) {
         size_t pairs = 0;
@@ -280,7 +304,7 @@ static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t group
         }
         if (pairs == 0)
             return;
-        batch_invert(den, pre, pairs);
+        batch_invert(den, pre, x8, pairs);
         size_t e = 0;
         for (size_t g = 0; g < groups; g++) {
             if (len[g] <= tail)
@@ -356,10 +380,10 @@ static void xyzz_add_multiple(XYZZ *acc, const XYZZ *p, size_t k)
  * Bucket accumulation
  * ==================================================================================== */
 
-static void batch_flush(scratch_t *s)
+/* The pending additions aff[bkt[i]] += pt[i], i < m, one field product at a time. */
+static void batch_add(scratch_t *s, size_t m)
 {
-    size_t m = s->pending;
-    batch_invert(s->den, s->pre, m);
+    batch_invert(s->den, s->pre, NULL, m);
     /* Buckets in one batch are distinct, so two finishes never alias. */
     size_t i = 0;
     for (; i + 2 <= m; i += 2) {
@@ -376,7 +400,19 @@ static void batch_flush(scratch_t *s)
         F(sub)(&n0, &s->pt[i].y, &b0->y);
         affine_finish(b0, b0, &s->pt[i], &n0, &s->den[i]);
     }
-    for (i = 0; i < m; i++)
+}
+
+static void batch_flush(scratch_t *s)
+{
+    size_t m = s->pending;
+#ifdef MSM_BATCH_ADD_X8
+    /* The same additions 8 lanes at a time (G1 on CPUs with AVX-512 IFMA). */
+    if (cpu_use_ifma)
+        MSM_BATCH_ADD_X8(s->aff, s->pt, s->bkt, s->den, m, s->x8);
+    else
+#endif
+        batch_add(s, m);
+    for (size_t i = 0; i < m; i++)
         s->flags[s->bkt[i]] &= (uint8_t)~B_PENDING;
     s->pending = 0;
 }
@@ -462,7 +498,7 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
                 pts[hi * l + n++] = s->aff[b];
         len[hi] = n;
     }
-    tree_sum_groups(pts, l, len, blocks, 1, s->tden, s->tpre, s->tkind);
+    tree_sum_groups(pts, l, len, blocks, 1, s->tden, s->tpre, s->tx8, s->tkind);
     XYZZ tg, all;
     running_sum_groups(&tg, &all, pts, l, len, blocks);
 
@@ -474,7 +510,7 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
             size_t lo = b & (l - 1);
             pts[lo * blocks + len[lo]++] = s->aff[b];
         }
-    tree_sum_groups(pts, blocks, len, l, 1, s->tden, s->tpre, s->tkind);
+    tree_sum_groups(pts, blocks, len, l, 1, s->tden, s->tpre, s->tx8, s->tkind);
     XYZZ th, unused;
     running_sum_groups(&th, &unused, pts, blocks, len, l);
 
@@ -641,7 +677,7 @@ static void ones_task(JAC *out, const run_ctx *x, scratch_t *s, size_t task)
     uint32_t m = 0;
     for (size_t i = lo; i < hi; i++)
         m += load_base(&tree[m], x->bases, sc->one_index[i]);
-    tree_sum_groups(tree, 0, &m, 1, ONES_TAIL, s->tden, s->tpre, s->tkind);
+    tree_sum_groups(tree, 0, &m, 1, ONES_TAIL, s->tden, s->tpre, s->tx8, s->tkind);
     JAC acc;
     FN(set_infinity)(&acc);
     for (size_t i = 0; i < m; i++)
@@ -699,8 +735,8 @@ static unsigned choose_chunks(size_t others, unsigned windows, size_t buckets, u
 static size_t round64(size_t v) { return (v + 63) / 64 * 64; }
 
 /* Carves the scratch of one worker out of one allocation; with block = NULL only sizes. */
-static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, bool batch_affine,
-                             bool ones)
+static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t batch_cap,
+                             bool batch_affine, bool ones)
 {
     size_t off = 0;
 #define CARVE(field, count)                                                                 \
@@ -715,10 +751,14 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, bool bat
             CARVE(flags, buckets);
             CARVE(slot, buckets);
             CARVE(aff, buckets);
-            CARVE(pt, (size_t)BATCH_MAX);
-            CARVE(den, (size_t)BATCH_MAX);
-            CARVE(pre, (size_t)BATCH_MAX);
-            CARVE(bkt, (size_t)BATCH_MAX);
+            CARVE(pt, batch_cap);
+            CARVE(den, batch_cap);
+            CARVE(pre, batch_cap);
+#ifdef MSM_BATCH_ADD_X8
+            s->x8 = block ? (void *)(block + off) : NULL;
+            off += round64(FP_X8_SCRATCH(batch_cap));
+#endif
+            CARVE(bkt, batch_cap);
             CARVE(qpt, (size_t)RETRY_MAX);
             CARVE(qbkt, (size_t)RETRY_MAX);
         }
@@ -730,6 +770,10 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, bool bat
         CARVE(tree, trees);
         CARVE(tden, trees / 2 + 1);
         CARVE(tpre, trees / 2 + 1);
+#ifdef MSM_BATCH_INV_X8
+        s->tx8 = block ? (void *)(block + off) : NULL;
+        off += round64(FP_X8_SCRATCH(trees / 2 + 1));
+#endif
         CARVE(tkind, trees / 2 + 1);
     }
     if (batch_affine && buckets) {
@@ -769,6 +813,10 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
         /* A point meets a bucket already in the batch with probability ~ pending / M,
          * and then costs an XYZZ addition: keep the batch at a quarter of the buckets. */
         x.batch_max = x.buckets / 4 < BATCH_MAX ? x.buckets / 4 : BATCH_MAX;
+#ifdef MSM_BATCH_ADD_X8
+        if (cpu_use_ifma && x.buckets >= BATCH_X8_MIN_BUCKETS)
+            x.batch_max = BATCH_MAX_X8;
+#endif
         if (x.batch_max < 16)
             x.batch_max = 16;
         x.batch_affine = opts->accumulate == MSM_ACCUMULATE_BATCH_AFFINE ||
@@ -783,7 +831,8 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
     /* No more workers than tasks can ever be busy; parallel_for may still name any
      * worker below `threads`, so every one gets scratch. */
     scratch_t probe;
-    size_t per_worker = scratch_layout(&probe, NULL, x.buckets, x.batch_affine, s->ones > 0);
+    size_t per_worker = scratch_layout(&probe, NULL, x.buckets, x.batch_max, x.batch_affine,
+                                       s->ones > 0);
     size_t sums = tasks * sizeof(JAC);
     x.scratch = calloc(threads, sizeof *x.scratch);
     x.window_sum = malloc(sums);
@@ -802,7 +851,8 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
                              per_worker, threads, s->window_bits - 1);
             goto done;
         }
-        scratch_layout(&x.scratch[t], block, x.buckets, x.batch_affine, s->ones > 0);
+        scratch_layout(&x.scratch[t], block, x.buckets, x.batch_max, x.batch_affine,
+                       s->ones > 0);
     }
 
     parallel_for(tasks, 1, task_body, &x);

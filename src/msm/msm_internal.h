@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "field/fp_x8.h"
 #include "msm/msm.h"
 
 struct msm_scalars {
@@ -62,5 +63,14 @@ static inline int32_t msm_window_digit(const msm_window_reader *w, const uint64_
 }
 
 static inline unsigned msm_windows_for(unsigned c) { return (256 + c - 1) / c; }
+
+#ifdef G16_HAVE_IFMA
+/* bucket[bkt[i]] += pt[i] for i < m in affine coordinates, given den[i] = pt[i].x -
+ * bucket[bkt[i]].x != 0 and distinct buckets: the scalar batch_flush's additions with
+ * AVX-512 IFMA (msm_g1_ifma_x86.c), bit for bit the same results. Only while
+ * cpu_use_ifma. scratch: FP_X8_SCRATCH(m) bytes (field/fp_x8.h), 64-byte aligned. */
+void msm_g1_batch_add_x8(g1_affine_t *bucket, const g1_affine_t *pt, const uint32_t *bkt,
+                         const fp_t *den, size_t m, void *scratch);
+#endif
 
 #endif
