@@ -17,6 +17,8 @@
 #   job26c     the same with 2 pre-synthesized witnesses copied (--synth-cache 2): the GPU
 #              with synthesis out of the way
 #   job26s     job26c with the key streamed from host memory (--gpu-key streamed)
+#   job26c3    job26c with three workers on the GPU (--provers 3) and a 72G budget
+#   tests-quick  test_fixed_base --device and test_cuda_pipeline only
 #   part27     2 partitions at 2^27
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
@@ -114,6 +116,11 @@ for step in "${steps[@]}"; do
     ;;
   msm) run bench_gpu_msm ${MSM_LIMIT:-420} build-gpu/bench_gpu_msm --max-log2 27 --reps 3; cat "$logs/bench_gpu_msm.txt" ;;
   test_cuda_msm) run test_cuda_msm 300 build-gpu/test_cuda_msm; tail -5 "$logs/test_cuda_msm.txt" ;;
+  tests-quick)
+    run test_fixed_base_device 300 build-gpu/test_fixed_base --device
+    run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
+    grep -hE 'FAIL|checks' "$logs"/test_fixed_base_device.txt "$logs"/test_cuda_pipeline.txt | sed 's/^/    /'
+    ;;
   msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
@@ -127,6 +134,8 @@ for step in "${steps[@]}"; do
     --key "$keys/k26.key" ;;
   job26c) bench_job job26c 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
     --mem-budget 64G --synth-cache 2 --key "$keys/k26.key" ;;
+  job26c3) bench_job job26c3 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
+    --mem-budget 72G --synth-cache 2 --provers 3 ;;
   job26s) bench_job job26s 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
     --mem-budget 64G --synth-cache 2 --key "$keys/k26.key" --gpu-key streamed ;;
   part27) G16_SETUP_TIMES=1 bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 \

@@ -246,6 +246,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
     }
     pipeline_config pc = {.backend = o->backend, .key = pk, .synth_threads = o->synth_threads,
                           .lookahead = o->lookahead, .cpu_workers = o->provers,
+                          .gpu_workers = o->provers,
                           .host_budget = o->mem_budget, .device_budget = o->device_budget,
                           .g2_on_cpu = o->g2_on_cpu,
                           .key_placement = (backend_key_placement)o->key_placement};

@@ -23,7 +23,7 @@ typedef struct {
     size_t n_public;
     unsigned synth_threads;  /* 0: the pipeline's default */
     unsigned lookahead;      /* 0: the pipeline's default */
-    unsigned provers;        /* CPU prover workers; 0: 1 */
+    unsigned provers;        /* prover workers: CPU (0: 1), or per GPU (0: 2) */
     unsigned synth_cost;     /* >= 1: synthesis checks the circuit cost - 1 times first */
     uint64_t mem_budget;     /* 0: the pipeline's default */
     uint64_t device_budget;  /* bytes per GPU; 0: 95% of its memory */
