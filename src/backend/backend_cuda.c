@@ -193,9 +193,11 @@ static size_t stream_chunk_bytes(void)
             sum.ms_total += part.ms_total;                                                  \
         }                                                                                   \
     out:                                                                                    \
-        if (st) /* a queued copy may still write into a buffer */                           \
-            cuda_ctx_wait_slot(ctx, 0, NULL), cuda_ctx_wait_slot(ctx, 1, NULL),             \
-                cuda_ctx_sync(ctx);                                                         \
+        if (st) { /* a queued copy may still write into a buffer: let it land first */      \
+            cuda_ctx_wait_slot(ctx, 0, NULL);                                               \
+            cuda_ctx_wait_slot(ctx, 1, NULL);                                               \
+            cuda_ctx_sync(ctx);                                                             \
+        }                                                                                   \
         cuda_ctx_release(ctx, buf[0]);                                                      \
         cuda_ctx_release(ctx, buf[1]);                                                      \
         if (info)                                                                           \
