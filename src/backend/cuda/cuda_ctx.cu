@@ -381,7 +381,9 @@ extern "C" bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes)
     for (int i = 0; i < ctx->n_pinned; i++)
         if (ctx->pinned[i] == host)
             return true;
-    if (ctx->n_pinned == CUDA_MAX_RESIDENT || !bytes)
+    if (!bytes)
+        return true; /* nothing to copy, nothing to pin */
+    if (ctx->n_pinned == CUDA_MAX_RESIDENT)
         return false;
     std::lock_guard<std::mutex> guard(g_pin_lock);
     int found = -1;
