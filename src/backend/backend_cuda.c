@@ -117,7 +117,7 @@ static g16_status cuda_msm_g2_host(backend *be, g2_jac_t *r, const uint8_t *base
 typedef struct {
     cuda_ctx *ctx;
     bool streamed;       /* the last partition streamed the key */
-    bool stream_pinned;  /* ... and its points were pinned in place */
+    bool pin_failed;     /* an array of a streamed key could not be pinned (sticky) */
     uint64_t streamed_bytes;
 } cuda_backend_state;
 
@@ -156,7 +156,8 @@ static size_t stream_chunk_bytes(void)
                 *info = sum;                                                                \
             return G16_OK;                                                                  \
         }                                                                                   \
-        bs->stream_pinned = cuda_ctx_pin_host(ctx, host, n * (POINT_BYTES));                \
+        if (!cuda_ctx_pin_host(ctx, host, n * (POINT_BYTES)))                               \
+            bs->pin_failed = true; /* copies from pageable memory: slower, same bytes */    \
         g16_status st;                                                                      \
         if ((st = cuda_ctx_alloc(ctx, &buf[0], len0 * (POINT_BYTES))) ||                    \
             (st = cuda_ctx_alloc(ctx, &buf[1], len0 * (POINT_BYTES))) ||                    \
@@ -243,10 +244,9 @@ static g16_status cuda_prepare_key(backend *be, const groth16_prover_key *pk)
     cuda_backend_state *bs = be->impl;
     key_points keys[5];
     key_arrays(keys, pk);
-    bool pinned = true;
     for (int k = 0; k < 5; k++)
-        pinned &= cuda_ctx_pin_host(bs->ctx, keys[k].host, keys[k].bytes);
-    bs->stream_pinned = pinned;
+        if (!cuda_ctx_pin_host(bs->ctx, keys[k].host, keys[k].bytes))
+            bs->pin_failed = true;
     return G16_OK;
 }
 
@@ -455,7 +455,7 @@ static bool cuda_memory(backend *be, backend_memory *m)
                           .resident_bytes = info.resident_bytes,
                           .streamed_bytes = bs->streamed_bytes,
                           .key_streamed = bs->streamed,
-                          .stream_pinned = bs->stream_pinned};
+                          .stream_pinned = bs->streamed && !bs->pin_failed};
     return true;
 }
 

@@ -710,7 +710,6 @@ static void gib(char *out, size_t cap, uint64_t bytes)
         snprintf(out, cap, "%.1f MiB", (double)bytes / 1048576.0);
 }
 
-/* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
 /* Device bytes held by this process's live pipelines (each uses every visible device
  * alike, so one figure serves all devices): a second pipeline, such as the daemon's for a
  * second key, plans within what the first left instead of both planning for the whole
@@ -736,6 +735,7 @@ bool pipeline_plan_device(pipeline_device_plan *plan, uint64_t budget, uint64_t 
     return held + k * part <= avail;
 }
 
+/* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
 static g16_status choose_backend(pipeline *pl, unsigned *provers)
 {
     const char *kind = pl->cfg.backend ? pl->cfg.backend : "auto";
