@@ -352,8 +352,8 @@ G16_HD void mad_row_p(carry_chain &cc, uint32_t *acc, int first, uint32_t x)
  * loops are unrolled). Bounds: a < p and t < 2p at each step (CIOS), so every partial sum
  * stays below 2p 2^32 < 2^(32(N + 1)) (both moduli are below 2^(32N - 1)): o, whose
  * limbs weigh 2^32 .. 2^(32N), never carries out of N limbs, and neither does e once its
- * carries go into o[N-1]. The result is below 2p and is reduced once. Callers keep a
- * reduced (b may be any N-limb value: from_montgomery relies on it). */
+ * carries go into o[N-1]. The result is below 2p and is reduced once. a must be below p;
+ * b may be any N-limb value (from_montgomery relies on it). */
 template <class P>
 G16_HD mont<P> operator*(const mont<P> &a, const mont<P> &b)
 {
