@@ -84,6 +84,11 @@
 #define AFF MSM_CAT(POINT, affine_t)
 #define JAC MSM_CAT(POINT, jac_t)
 #define XYZZ MSM_CAT(POINT, xyzz_t)
+/* Bytes of MSM_BATCH_ADD_X8's and MSM_BATCH_INV_X8's scratch for m elements: one 8-lane
+ * vector a group over Fp; G2 defines its own (FP2_X8_SCRATCH). */
+#ifndef MSM_X8_SCRATCH
+#define MSM_X8_SCRATCH FP_X8_SCRATCH
+#endif
 
 _Static_assert(sizeof(AFF) == 2 * sizeof(FE), "affine points are packed x, y");
 
@@ -756,7 +761,7 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             CARVE(pre, batch_cap);
 #ifdef MSM_BATCH_ADD_X8
             s->x8 = block ? (void *)(block + off) : NULL;
-            off += round64(FP_X8_SCRATCH(batch_cap));
+            off += round64(MSM_X8_SCRATCH(batch_cap));
 #endif
             CARVE(bkt, batch_cap);
             CARVE(qpt, (size_t)RETRY_MAX);
@@ -772,7 +777,7 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
         CARVE(tpre, trees / 2 + 1);
 #ifdef MSM_BATCH_INV_X8
         s->tx8 = block ? (void *)(block + off) : NULL;
-        off += round64(FP_X8_SCRATCH(trees / 2 + 1));
+        off += round64(MSM_X8_SCRATCH(trees / 2 + 1));
 #endif
         CARVE(tkind, trees / 2 + 1);
     }
@@ -924,6 +929,7 @@ void MSM(reference)(JAC *r, const uint8_t *bases, const uint8_t *scalars, size_t
     *r = acc;
 }
 
+#undef MSM_X8_SCRATCH
 #undef XYZZ
 #undef JAC
 #undef AFF
