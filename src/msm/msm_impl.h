@@ -52,8 +52,9 @@
  * prefetched PREFETCH points ahead. (An MSM-private inline copy of the additive field
  * operations was measured and dropped once the field layer's own got as fast.)
  *
- * On CPUs with AVX-512 IFMA, G1's batch of additions (batch_flush) runs 8 lanes at a time
- * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c: ~9.5 ns a product on Zen 4 against ~31),
+ * On CPUs with AVX-512 IFMA, the batch of additions (batch_flush) runs 8 lanes at a time
+ * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c / msm_g2_ifma_x86.c, one walk in
+ * msm_batch_add_x8_impl.h: ~9.5 ns a product on Zen 4 against ~31; G2 eight Fp2 additions),
  * and so do the inversions of the affine trees (MSM_BATCH_INV_X8), with the same results
  * bit for bit; scheduling, overflow and the trees' additions stay scalar. The profile
  * then (G1, 2^17, c = 13, one thread): vector additions ~45%, XYZZ overflow additions
