@@ -2,7 +2,9 @@
  * seeded random elements, then every pair of edge values (0, 1, -1, raw limb patterns up
  * to p - 1, values next to 2^380 and to the 52- and 64-bit limb boundaries) in every
  * lane, partial groups that must leave the elements past n untouched, and aliasing; the
- * batch inversion against fp_inv.
+ * batch inversion against fp_inv. The Fp2 lanes (fp2_mul_x8, fp2_sqr_x8, fp2_batch_inv_x8)
+ * against fp2_mul, fp2_sqr and fp2_inv the same way: random elements, then every pair of
+ * edge values as components, in rotating lanes.
  * Skipped (exit 77) on a CPU or build without IFMA. */
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,102 @@ static void test_batch_inv(void)
     }
 }
 
+/* ---- Fp2 lanes ---- */
+
+static void check_fp2_lanes(const fp2_t *got, const fp2_t *a, const fp2_t *b, const char *what)
+{
+    for (size_t k = 0; k < 8; k++) {
+        fp2_t want;
+        if (b)
+            fp2_mul(&want, &a[k], &b[k]);
+        else
+            fp2_sqr(&want, &a[k]);
+        /* Byte equality, not fp2_equal: canonical limbs, as the scalar path stores. */
+        if (!CHECK(memcmp(&got[k], &want, sizeof want) == 0) && failures++ < 4)
+            fprintf(stderr, "  %s, lane %zu\n", what, k);
+    }
+}
+
+static void random_fp2(fp2_t *r)
+{
+    test_random_fp(&r->c0);
+    test_random_fp(&r->c1);
+}
+
+static void test_fp2_random(size_t rounds)
+{
+    for (size_t r = 0; r < rounds; r++) {
+        fp2_t a[8], b[8], got[8];
+        for (int k = 0; k < 8; k++) {
+            random_fp2(&a[k]);
+            random_fp2(&b[k]);
+        }
+        fp2_mul_x8(got, a, b);
+        check_fp2_lanes(got, a, b, "fp2_mul_x8");
+        fp2_sqr_x8(got, a);
+        check_fp2_lanes(got, a, NULL, "fp2_sqr_x8");
+        memcpy(got, a, sizeof got); /* aliasing */
+        fp2_mul_x8(got, got, got);
+        check_fp2_lanes(got, a, a, "fp2_mul_x8 in place");
+    }
+}
+
+/* Edge elements: every pair of Fp edge values as (c0, c1), against random and edge
+ * partners, each in a rotating lane. */
+static void test_fp2_edges(void)
+{
+    fp_t e[40];
+    size_t n = edge_values(e);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            fp2_t a[8], b[8], got[8];
+            for (int k = 0; k < 8; k++) {
+                random_fp2(&a[k]);
+                random_fp2(&b[k]);
+            }
+            size_t lane = (i * n + j) % 8;
+            a[lane].c0 = e[i];
+            a[lane].c1 = e[j];
+            b[lane].c0 = e[(i + j) % n];
+            b[lane].c1 = e[(i * 7 + j * 3) % n];
+            b[(lane + 1) % 8] = a[lane];
+            fp2_mul_x8(got, a, b);
+            check_fp2_lanes(got, a, b, "fp2_mul_x8, edges");
+            fp2_sqr_x8(got, a);
+            check_fp2_lanes(got, a, NULL, "fp2_sqr_x8, edges");
+        }
+}
+
+/* fp2_batch_inv_x8 against fp2_inv for every partial group. */
+static void test_fp2_batch_inv(void)
+{
+    static const size_t sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 65, 1000, 2049};
+    fp_t e[40];
+    size_t ne = edge_values(e);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t m = sizes[s];
+        fp2_t *a = malloc(m * sizeof *a), *want = malloc(m * sizeof *want);
+        void *scratch = aligned_alloc(64, FP2_X8_SCRATCH(m));
+        for (size_t i = 0; i < m; i++) {
+            do {
+                random_fp2(&a[i]);
+                if (i % 5 == 0)
+                    a[i].c0 = e[test_rand64() % ne];
+                if (i % 7 == 0)
+                    a[i].c1 = e[test_rand64() % ne];
+            } while (fp2_is_zero(&a[i]));
+            fp2_inv(&want[i], &a[i]);
+        }
+        fp2_batch_inv_x8(a, m, scratch);
+        bool ok = memcmp(a, want, m * sizeof *a) == 0;
+        if (!CHECK(ok))
+            fprintf(stderr, "  fp2_batch_inv_x8, m = %zu\n", m);
+        free(a);
+        free(want);
+        free(scratch);
+    }
+}
+
 int main(void)
 {
     test_init("test_fp_x8");
@@ -172,6 +270,9 @@ int main(void)
     test_edges();
     test_partial();
     test_batch_inv();
+    test_fp2_random(test_count(5000));
+    test_fp2_edges();
+    test_fp2_batch_inv();
     /* With the assembly path off, fp_mul is the portable C one: compare with it too. */
     bool asm_was = cpu_use_asm;
     cpu_set_asm(false);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "field/fp.h"
+#include "field/fp2.h"
 
 #ifdef G16_HAVE_IFMA
 /* r[k] = a[k] * b[k] for k < 8. r may alias a or b. */
@@ -22,8 +23,19 @@ void fp_mul_x8_n(fp_t *r, const fp_t *a, const fp_t *b, size_t n);
 /* a[i] = 1 / a[i] for i < m, every a[i] non-zero (Montgomery's trick, one inversion).
  * scratch: FP_X8_SCRATCH(m) bytes, 64-byte aligned. */
 void fp_batch_inv_x8(fp_t *a, size_t m, void *scratch);
+
+/* Fp2 (fp2.h) eight elements at a time, lane k one element (fp2_x8_impl.h): the G2
+ * MSM's batch additions use the inline core; these are for tests. Results equal fp2.h's
+ * bit for bit. r may alias the inputs. */
+void fp2_mul_x8(fp2_t r[8], const fp2_t a[8], const fp2_t b[8]);
+void fp2_sqr_x8(fp2_t r[8], const fp2_t a[8]);
+/* a[i] = 1 / a[i] for i < m, every a[i] non-zero: Montgomery's trick over the norms, one
+ * Fp inversion. scratch: FP2_X8_SCRATCH(m) bytes, 64-byte aligned. */
+void fp2_batch_inv_x8(fp2_t *a, size_t m, void *scratch);
 #endif
-/* Bytes of scratch for m elements: one 8-lane vector (512 bytes) per group of 8. */
+/* Bytes of scratch for m elements: one 8-lane vector (512 bytes) per group of 8; over
+ * Fp2 two (the norms and their prefix products). */
 #define FP_X8_SCRATCH(m) (((m) + 7) / 8 * 512)
+#define FP2_X8_SCRATCH(m) (2 * FP_X8_SCRATCH(m))
 
 #endif

@@ -272,47 +272,105 @@ static inline void fpx8_store(fp_t *const dst[8], unsigned n, const fpx8 *a)
         _mm512_mask_storeu_epi64(dst[k]->l, 0x3f, row[k]);
 }
 
+/* r = group g of m elements `stride` fp_t apart from a: a[(8g + k) stride], or *pad for
+ * lanes past m. (Stride 2: one component of an fp2_t array.) */
+static inline void fpx8_load_group_strided(fpx8 *r, const fp_t *a, size_t stride, size_t g,
+                                           size_t m, const fp_t *pad)
+{
+    const fp_t *src[8];
+    for (size_t k = 0; k < 8; k++)
+        src[k] = 8 * g + k < m ? &a[(8 * g + k) * stride] : pad;
+    fpx8_load(r, src);
+}
+
 /* r = group g of a[0..m): a[8g + k], or *pad for lanes past m. */
 static inline void fpx8_load_group(fpx8 *r, const fp_t *a, size_t g, size_t m,
                                    const fp_t *pad)
 {
-    const fp_t *src[8];
-    for (size_t k = 0; k < 8; k++)
-        src[k] = 8 * g + k < m ? &a[8 * g + k] : pad;
+    fpx8_load_group_strided(r, a, 1, g, m, pad);
+}
+
+/* r = a + b (limbs normalized again; the value is the plain sum). */
+static inline void fpx8_add(fpx8 *r, const fpx8 *a, const fpx8 *b)
+{
+    for (int j = 0; j < 8; j++)
+        r->l[j] = _mm512_add_epi64(a->l[j], b->l[j]);
+    fpx8_normalize(r);
+}
+
+/* The canonical residue (< p) of a normalized a < 8p. */
+static inline void fpx8_canonical8(fpx8 *r, const fpx8 *a)
+{
+    static const uint64_t P4[8] = FPX8_4P;
+    fpx8_cond_sub(r, a, P4);
+    fpx8_canonical(r, r);
+}
+
+/* r = 1 in every lane (Montgomery form). */
+static inline void fpx8_one(fpx8 *r)
+{
+    fp_t one;
+    fp_one(&one);
+    const fp_t *src[8] = {&one, &one, &one, &one, &one, &one, &one, &one};
     fpx8_load(r, src);
 }
 
-/* Montgomery's trick over den[0..m) (every element non-zero), lane k of every vector a
- * chain of its own (element i in lane i % 8 of group i / 8); the first half. pre[g] =
- * the lane products of groups before g; returns in *inv the lanes' inverse products of
- * all groups (< 1.41p). The walk back: for g from the last group down, 1 / den of group
- * g = inv * pre[g], then inv *= den of group g. Lanes past m hold 1. */
-static inline void fpx8_batch_inv_begin(fpx8 *inv, fpx8 *pre, const fp_t *den, size_t m)
+/* *inv = 1 / acc lane by lane (acc < 1.41p, no lane zero), from one scalar inversion of
+ * the lanes' product (fp_batch_inv): the end of the forward half of every 8-chain
+ * Montgomery's trick below. *inv < p. */
+static inline void fpx8_inv_lanes(fpx8 *inv, const fpx8 *acc)
 {
     static const uint64_t P[8] = FPX8_P;
-    fp_t one;
-    fp_one(&one);
-    const fp_t *src[8];
-    for (int k = 0; k < 8; k++)
-        src[k] = &one;
-    fpx8 acc, d;
-    fpx8_load(&acc, src);
-    for (size_t g = 0; 8 * g < m; g++) {
-        fpx8_load_group(&d, den, g, m, &one);
-        pre[g] = acc;
-        fpx8_mul(&acc, &acc, &d);
-    }
-    /* One scalar inversion for the 8 chains (fp_batch_inv). */
     fp_t prod[8], inv8[8];
     fp_t *dst[8];
+    const fp_t *src[8];
     for (int k = 0; k < 8; k++) {
         dst[k] = &prod[k];
         src[k] = &inv8[k];
     }
-    fpx8_cond_sub(&acc, &acc, P);
-    fpx8_store(dst, 8, &acc);
+    fpx8 a;
+    fpx8_cond_sub(&a, acc, P);
+    fpx8_store(dst, 8, &a);
     fp_batch_inv(inv8, prod, 8);
     fpx8_load(inv, src);
+}
+
+/* Montgomery's trick over den[0..m) (every element non-zero), lane k of every vector a
+ * chain of its own (element i in lane i % 8 of group i / 8), one scalar inversion of the
+ * 8 chain products. Bounds: prefix products < 1.41p, the running inverse and 1 / den
+ * < 1.41p. */
+typedef struct {
+    fpx8 inv;  /* lanes' inverse of the product of groups <= g */
+    fpx8 *pre; /* [groups] lane products of the groups before g */
+} fpx8_batch_inv;
+
+/* The forward half (lanes past m hold 1). scratch: FP_X8_SCRATCH(m) bytes, 64-aligned. */
+static inline void fpx8_batch_inv_begin(fpx8_batch_inv *st, void *scratch, const fp_t *den,
+                                        size_t m)
+{
+    fp_t one;
+    fp_one(&one);
+    fpx8 acc, d;
+    st->pre = scratch;
+    fpx8_one(&acc);
+    for (size_t g = 0; 8 * g < m; g++) {
+        fpx8_load_group(&d, den, g, m, &one);
+        st->pre[g] = acc;
+        fpx8_mul(&acc, &acc, &d);
+    }
+    fpx8_inv_lanes(&st->inv, &acc);
+}
+
+/* *dinv = 1 / den of group g; called for g from the last group down to 0. */
+static inline void fpx8_batch_inv_next(fpx8 *dinv, fpx8_batch_inv *st, const fp_t *den,
+                                       size_t g, size_t m)
+{
+    fp_t one;
+    fp_one(&one);
+    fpx8 d;
+    fpx8_load_group(&d, den, g, m, &one);
+    fpx8_mul(dinv, &st->inv, &st->pre[g]);
+    fpx8_mul(&st->inv, &st->inv, &d);
 }
 
 #endif

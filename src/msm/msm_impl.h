@@ -52,8 +52,9 @@
  * prefetched PREFETCH points ahead. (An MSM-private inline copy of the additive field
  * operations was measured and dropped once the field layer's own got as fast.)
  *
- * On CPUs with AVX-512 IFMA, G1's batch of additions (batch_flush) runs 8 lanes at a time
- * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c: ~9.5 ns a product on Zen 4 against ~31),
+ * On CPUs with AVX-512 IFMA, the batch of additions (batch_flush) runs 8 lanes at a time
+ * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c / msm_g2_ifma_x86.c, one walk in
+ * msm_batch_add_x8_impl.h: ~9.5 ns a product on Zen 4 against ~31; G2 eight Fp2 additions),
  * and so do the inversions of the affine trees (MSM_BATCH_INV_X8), with the same results
  * bit for bit; scheduling, overflow and the trees' additions stay scalar. The profile
  * then (G1, 2^17, c = 13, one thread): vector additions ~45%, XYZZ overflow additions
@@ -84,6 +85,11 @@
 #define AFF MSM_CAT(POINT, affine_t)
 #define JAC MSM_CAT(POINT, jac_t)
 #define XYZZ MSM_CAT(POINT, xyzz_t)
+/* Bytes of MSM_BATCH_ADD_X8's and MSM_BATCH_INV_X8's scratch for m elements: one 8-lane
+ * vector a group over Fp; G2 defines its own (FP2_X8_SCRATCH). */
+#ifndef MSM_X8_SCRATCH
+#define MSM_X8_SCRATCH FP_X8_SCRATCH
+#endif
 
 _Static_assert(sizeof(AFF) == 2 * sizeof(FE), "affine points are packed x, y");
 
@@ -756,7 +762,7 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             CARVE(pre, batch_cap);
 #ifdef MSM_BATCH_ADD_X8
             s->x8 = block ? (void *)(block + off) : NULL;
-            off += round64(FP_X8_SCRATCH(batch_cap));
+            off += round64(MSM_X8_SCRATCH(batch_cap));
 #endif
             CARVE(bkt, batch_cap);
             CARVE(qpt, (size_t)RETRY_MAX);
@@ -772,7 +778,7 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
         CARVE(tpre, trees / 2 + 1);
 #ifdef MSM_BATCH_INV_X8
         s->tx8 = block ? (void *)(block + off) : NULL;
-        off += round64(FP_X8_SCRATCH(trees / 2 + 1));
+        off += round64(MSM_X8_SCRATCH(trees / 2 + 1));
 #endif
         CARVE(tkind, trees / 2 + 1);
     }
@@ -924,6 +930,7 @@ void MSM(reference)(JAC *r, const uint8_t *bases, const uint8_t *scalars, size_t
     *r = acc;
 }
 
+#undef MSM_X8_SCRATCH
 #undef XYZZ
 #undef JAC
 #undef AFF

@@ -71,6 +71,10 @@ static inline unsigned msm_windows_for(unsigned c) { return (256 + c - 1) / c; }
  * cpu_use_ifma. scratch: FP_X8_SCRATCH(m) bytes (field/fp_x8.h), 64-byte aligned. */
 void msm_g1_batch_add_x8(g1_affine_t *bucket, const g1_affine_t *pt, const uint32_t *bkt,
                          const fp_t *den, size_t m, void *scratch);
+/* The same for G2 (msm_g2_ifma_x86.c), 8 Fp2 additions at a time. scratch:
+ * FP2_X8_SCRATCH(m) bytes. */
+void msm_g2_batch_add_x8(g2_affine_t *bucket, const g2_affine_t *pt, const uint32_t *bkt,
+                         const fp2_t *den, size_t m, void *scratch);
 #endif
 
 #endif
