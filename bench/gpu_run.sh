@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: build with CUDA for sm_90, run the GPU tests and the GPU
-# benchmarks, print one table at the end. Logs go to $OUT when it is set (the device tool),
-# else to build-gpu/logs. Steps run in the order given (default: all but the long ones):
+# benchmarks, print one table at the end. Steps run in the order given (default: build
+# tests msm-quick ntt pipe20):
 #   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [part26s]
 #                    [part26g2] [job26] [job26c] [part27] [pipe24] [windows] [cpu]
 #   build      the targets the other steps need (always run first when absent)
@@ -26,7 +26,11 @@
 #   cpu        the CPU benchmarks on the host's cores
 set -uo pipefail
 cd "$(dirname "$0")/.."
-logs=${OUT:-build-gpu/logs}
+# Logs go to build-gpu/logs; with $OUT set (the device tool, which returns at most 8 files)
+# each step's end bundles them there: summary.txt, logs.tar.gz (text logs), and at the end
+# traces.tar.gz (the timelines), so that a call cut at its limit still returns what ran.
+logs=build-gpu/logs
+rm -rf "$logs"
 mkdir -p "$logs"
 jobs=$(nproc)
 summary=()
@@ -92,6 +96,15 @@ bench_job() {
   grep -E '^setup time:' "$logs/$name.txt" | head -20 | sed 's/^/    /'
   $g16 trace report "$logs/$name.trace" >"$logs/$name.report.txt" 2>&1
   grep -iE 'utili|steady|gap|wait|upload' "$logs/$name.report.txt" | head -14 | sed 's/^/    /'
+}
+
+bundle() {
+  [ -n "${OUT:-}" ] || return 0
+  printf '%s\n' "${summary[@]}" >"$OUT/summary.txt"
+  (cd "$logs" && tar czf "$OUT/logs.tar.gz" --exclude='*.trace' .) 2>/dev/null
+  if [ "${1:-}" = traces ] && ls "$logs"/*.trace >/dev/null 2>&1; then
+    (cd "$logs" && tar czf "$OUT/traces.tar.gz" ./*.trace) 2>/dev/null
+  fi
 }
 
 [ -x $g16 ] || [[ " ${steps[*]} " == *" build "* ]] || build
@@ -169,7 +182,9 @@ for step in "${steps[@]}"; do
     ;;
   *) echo "unknown step $step"; exit 2 ;;
   esac
+  bundle
 done
+bundle traces
 echo
 echo "=== summary ==="
 printf '%s\n' "${summary[@]}"
