@@ -14,8 +14,10 @@ struct job {
     groth16_prover_key own_pk;
     job_result *results; /* [n_partitions] */
     fr_t *inputs;        /* [n_partitions * n_public]: results[p].public_inputs point here */
-    /* [n_partitions], allocated on first use: job_prove_partial's MSM results and
-     * options, waiting for job_finish_partial. */
+    /* [n_partitions]: job_prove_partial's MSM results and options, waiting for
+     * job_finish_partial. Allocated with the job (~3 KiB a partition): prover workers
+     * call job_prove_partial concurrently, and an array made on first use was made twice
+     * (one leaked, and its partitions' results lost) when two raced. */
     struct partial {
         groth16_msm_results msm;
         groth16_prove_options opts;
@@ -77,8 +79,9 @@ g16_status job_create(job_t **out, const job_config *cfg)
     if (job) {
         job->results = calloc(cfg->n_partitions, sizeof *job->results);
         job->inputs = calloc(cfg->n_partitions * np + 1, sizeof *job->inputs);
+        job->partial = calloc(cfg->n_partitions, sizeof *job->partial);
     }
-    if (!job || !job->results || !job->inputs) {
+    if (!job || !job->results || !job->inputs || !job->partial) {
         job_free(job);
         return status_fail(G16_ERR_OUT_OF_MEMORY, "job of %zu partitions", cfg->n_partitions);
     }
@@ -329,9 +332,6 @@ g16_status job_prove_partial(job_t *job, size_t p, job_buffers *bufs,
     g16_status st = check_buffers(job, p, bufs);
     if (st)
         return st;
-    if (!job->partial && !(job->partial = calloc(job->cfg.n_partitions, sizeof *job->partial)))
-        return record_failure(&job->results[p],
-                              status_fail(G16_ERR_OUT_OF_MEMORY, "job: partial results"));
     struct partial *q = &job->partial[p];
     job_result *r = &job->results[p];
     *q = (struct partial){.opts = prove_options(job, route)};
