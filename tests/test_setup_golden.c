@@ -4,8 +4,8 @@
  * setup (host part)"). Any change to synthesis, the QAP evaluation, the Lagrange bases or
  * the fixed-base products that alters a single bit of the key fails here. The digests do
  * not depend on the thread count: the test runs at 1 and at 3 threads, and at 2 with the
- * batches handed to an accelerator (one that runs the CPU's batches: the accelerated path's
- * own steps, such as prefaulting the output, must not change a bit). */
+ * batches handed to an accelerator (one that runs the CPU's batches: routing them through
+ * groth16_setup_accel must not change a bit). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,8 +93,8 @@ static const golden GOLDEN[] = {
     {1u << 14, 16, 0x385a37b3bba4f3abull, 0x08b807d690384ff6ull},
 };
 
-/* An accelerator that runs the CPU's batches: the accelerated path of the setup (its
- * output arrays prefaulted, the batches handed over) must give the same key. */
+/* An accelerator that runs the CPU's batches: the setup's accelerated path (every batch
+ * handed over) must give the same key. */
 static unsigned accel_calls;
 
 static g16_status cpu_accel_g1(void *ctx, g1_affine_t *out, const g1_fixed_base *fb,

@@ -44,6 +44,7 @@ void backend_host_free(void *p, bool pinned)
 #include "groth16/h_poly.h"
 #include "trace/trace.h"
 #include "util/clock.h"
+#include "util/parallel.h"
 
 /* backend_cuda_msm_g1 / _g2: the device's window sums (cuda_msm_g1_windows), joined here
  * as sum_w 2^(c w) win[1 + w] + win[0] with the CPU's formulas: c doublings per window,
@@ -425,12 +426,28 @@ out:
 
 /* The setup's fixed-base batches on the device, with the CPU's tables; a table holding
  * infinity (a base of small order: tests only) goes the CPU's way, as its batch does. */
+static void zero_range(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    memset((char *)ctx + begin, 0, end - begin);
+}
+
+/* The batches' results come back through one thread's pageable device-to-host copies,
+ * and the kernel zeroes each fresh page of out on its first touch, there on that one
+ * thread: most of a batch's time at 2^26 points (6.8 s for H). So the pages are touched
+ * first on every thread of the pool (bench/NOTES.md, fixed-base products). */
+static void prefault(void *out, size_t bytes)
+{
+    parallel_for(bytes, (size_t)1 << 22, zero_range, out);
+}
+
 static g16_status cuda_setup_g1(void *vbe, g1_affine_t *out, const g1_fixed_base *fb,
                                 const fr_t *k, size_t n)
 {
     backend *be = vbe;
     if (fb->table_has_infinity)
         return g1_fixed_base_batch(out, fb, k, n);
+    prefault(out, n * sizeof *out);
     return cuda_fixed_base_g1(state_ctx(be), out, fb->table, fb->window_bits, fb->windows, k, n);
 }
 
@@ -440,6 +457,7 @@ static g16_status cuda_setup_g2(void *vbe, g2_affine_t *out, const g2_fixed_base
     backend *be = vbe;
     if (fb->table_has_infinity)
         return g2_fixed_base_batch(out, fb, k, n);
+    prefault(out, n * sizeof *out);
     return cuda_fixed_base_g2(state_ctx(be), out, fb->table, fb->window_bits, fb->windows, k, n);
 }
 

@@ -84,29 +84,21 @@ static void setup_stage(const char *stage)
     bench_progress("setup: %s", stage);
 }
 
-static g16_status timed_g1_batch(void *ctx, g1_affine_t *out, const g1_fixed_base *fb,
-                                 const fr_t *k, size_t n)
-{
-    (void)ctx;
-    double t = clock_ms();
-    g16_status st = g_times.inner.g1_batch
-                        ? g_times.inner.g1_batch(g_times.inner.ctx, out, fb, k, n)
-                        : g1_fixed_base_batch(out, fb, k, n);
-    g_times.batch_ms += clock_ms() - t;
-    return st;
-}
-
-static g16_status timed_g2_batch(void *ctx, g2_affine_t *out, const g2_fixed_base *fb,
-                                 const fr_t *k, size_t n)
-{
-    (void)ctx;
-    double t = clock_ms();
-    g16_status st = g_times.inner.g2_batch
-                        ? g_times.inner.g2_batch(g_times.inner.ctx, out, fb, k, n)
-                        : g2_fixed_base_batch(out, fb, k, n);
-    g_times.batch_ms += clock_ms() - t;
-    return st;
-}
+/* timed_g1_batch / timed_g2_batch: the batch (the backend's, else the CPU's), timed. */
+#define DEFINE_TIMED_BATCH(G)                                                            \
+    static g16_status timed_##G##_batch(void *ctx, G##_affine_t *out,                    \
+                                        const G##_fixed_base *fb, const fr_t *k, size_t n) \
+    {                                                                                    \
+        (void)ctx;                                                                       \
+        double t = clock_ms();                                                           \
+        g16_status st = g_times.inner.G##_batch                                          \
+                            ? g_times.inner.G##_batch(g_times.inner.ctx, out, fb, k, n)  \
+                            : G##_fixed_base_batch(out, fb, k, n);                       \
+        g_times.batch_ms += clock_ms() - t;                                              \
+        return st;                                                                       \
+    }
+DEFINE_TIMED_BATCH(g1)
+DEFINE_TIMED_BATCH(g2)
 
 /* Touches every page of a mapped key, so that the load time includes reading it in and
  * the first partition's MSMs do not pay for the page faults. */

@@ -307,37 +307,18 @@ static void ic_c_body(void *p, size_t begin, size_t end, unsigned worker)
     }
 }
 
-static void touch_body(void *ctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    memset((char *)ctx + begin, 0, end - begin);
-}
-
-/* An accelerator's results arrive through one thread's device-to-host copies, and the
- * kernel zeroes each fresh page of out on its first touch: on that one thread, that was
- * most of a GPU batch's time (2^26 points: 6.8 s). The pages are touched first on every
- * thread instead. */
-static void prefault(void *out, size_t bytes)
-{
-    parallel_for(bytes, (size_t)1 << 22, touch_body, out);
-}
-
 static g16_status g1_batch(const groth16_setup_accel *accel, g1_affine_t *out,
                            const g1_fixed_base *fb, const fr_t *k, size_t n)
 {
-    if (!accel || !accel->g1_batch)
-        return g1_fixed_base_batch(out, fb, k, n);
-    prefault(out, n * sizeof *out);
-    return accel->g1_batch(accel->ctx, out, fb, k, n);
+    return accel && accel->g1_batch ? accel->g1_batch(accel->ctx, out, fb, k, n)
+                                    : g1_fixed_base_batch(out, fb, k, n);
 }
 
 static g16_status g2_batch(const groth16_setup_accel *accel, g2_affine_t *out,
                            const g2_fixed_base *fb, const fr_t *k, size_t n)
 {
-    if (!accel || !accel->g2_batch)
-        return g2_fixed_base_batch(out, fb, k, n);
-    prefault(out, n * sizeof *out);
-    return accel->g2_batch(accel->ctx, out, fb, k, n);
+    return accel && accel->g2_batch ? accel->g2_batch(accel->ctx, out, fb, k, n)
+                                    : g2_fixed_base_batch(out, fb, k, n);
 }
 
 g16_status groth16_setup_with_trapdoor(groth16_setup_key *key, const constraint_matrices *cs,
