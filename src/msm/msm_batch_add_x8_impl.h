@@ -4,22 +4,26 @@
  *   X8                    the lane type and prefix (fpx8, fp2x8): X8_load, X8_store,
  *                         X8_batch_inv, X8_batch_inv_begin / _next
  *   AFF, FE               the affine point and field element types
- *   MSM_BATCH_ADD_X8_FN   the function's name (msm_internal.h declares it)
+ *   MSM_BATCH_ADD_X8_FN   the bucket batch's function (msm_internal.h declares it)
+ *   MSM_PAIR_ADD_X8_FN    the affine trees' function (likewise)
  * and a static affine_add_x8(x3, y3, xb, yb, xp, yp, dinv): canonical x3, y3 of
  * B + P given canonical coordinates and dinv = 1 / (x_P - x_B) as X8_batch_inv_next
  * returns it; then include this file.
  *
- * The same arithmetic as the scalar batch_flush, so the buckets come out bit for bit
- * equal: Montgomery's trick with lane k of every vector a chain of its own (element i in
- * lane i % 8, group i / 8), one scalar inversion per batch, then the walk back fused with
- * the additions: group g's inverses are used as soon as they exist, so they are never
- * stored. */
+ * The same arithmetic as the scalar code (msm_impl.h's batch_add and the trees' pairs),
+ * so the results come out bit for bit equal: Montgomery's trick with lane k of every
+ * vector a chain of its own (element i in lane i % 8, group i / 8), one scalar inversion
+ * per batch, then the walk back fused with the additions: group g's inverses are used
+ * as soon as they exist, so they are never stored. */
 #define MSM_X8_CAT2(a, b) a##_##b
 #define MSM_X8_CAT(a, b) MSM_X8_CAT2(a, b)
 #define V(name) MSM_X8_CAT(X8, name)
 
-void MSM_BATCH_ADD_X8_FN(AFF *bucket, const AFF *pt, const uint32_t *bkt, const FE *den,
-                         size_t m, void *scratch)
+/* dst[di[i]] += src[si[i]] (src[i] when si is NULL) for i < m, given den[i] = the x of
+ * the second point minus the x of the first, non-zero. The dst[di[i]] are distinct and
+ * none of them is a source, so a group's stores never reach a later group's loads. */
+static inline void pair_walk(AFF *dst, const uint32_t *di, const AFF *src, const uint32_t *si,
+                             const FE *den, size_t m, void *scratch)
 {
     if (m == 0)
         return;
@@ -33,24 +37,37 @@ void MSM_BATCH_ADD_X8_FN(AFF *bucket, const AFF *pt, const uint32_t *bkt, const 
         size_t n = m - 8 * g < 8 ? m - 8 * g : 8;
         for (size_t k = 0; k < 8; k++) {
             size_t i = 8 * g + (k < n ? k : 0);
-            AFF *b = &bucket[bkt[i]];
+            AFF *b = &dst[di[i]];
+            const AFF *p = &src[si ? si[i] : i];
             bx[k] = &b->x;
             by[k] = &b->y;
             ox[k] = &b->x;
             oy[k] = &b->y;
-            sx[k] = &pt[i].x;
-            sy[k] = &pt[i].y;
+            sx[k] = &p->x;
+            sy[k] = &p->y;
         }
-        X8 di, xb, yb, xp, yp, x3, y3;
-        V(batch_inv_next)(&di, &st, den, g, m);
+        X8 di8, xb, yb, xp, yp, x3, y3;
+        V(batch_inv_next)(&di8, &st, den, g, m);
         V(load)(&xb, bx);
         V(load)(&yb, by);
         V(load)(&xp, sx);
         V(load)(&yp, sy);
-        affine_add_x8(&x3, &y3, &xb, &yb, &xp, &yp, &di);
+        affine_add_x8(&x3, &y3, &xb, &yb, &xp, &yp, &di8);
         V(store)(ox, (unsigned)n, &x3);
         V(store)(oy, (unsigned)n, &y3);
     }
+}
+
+void MSM_BATCH_ADD_X8_FN(AFF *bucket, const AFF *pt, const uint32_t *bkt, const FE *den,
+                         size_t m, void *scratch)
+{
+    pair_walk(bucket, bkt, pt, NULL, den, m, scratch);
+}
+
+void MSM_PAIR_ADD_X8_FN(AFF *pts, const uint32_t *ia, const uint32_t *ib, const FE *den,
+                        size_t m, void *scratch)
+{
+    pair_walk(pts, ia, pts, ib, den, m, scratch);
 }
 
 #undef V

@@ -6,6 +6,7 @@
 #define POINT_FIELD fp
 #ifdef G16_HAVE_IFMA
 #define MSM_BATCH_ADD_X8 msm_g1_batch_add_x8
+#define MSM_PAIR_ADD_X8 msm_g1_pair_add_x8
 #define MSM_BATCH_INV_X8 fp_batch_inv_x8
 #endif
 #include "msm_impl.h"

@@ -35,4 +35,5 @@ static inline void affine_add_x8(fpx8 *x3, fpx8 *y3, const fpx8 *xb, const fpx8 
 #define AFF g1_affine_t
 #define FE fp_t
 #define MSM_BATCH_ADD_X8_FN msm_g1_batch_add_x8
+#define MSM_PAIR_ADD_X8_FN msm_g1_pair_add_x8
 #include "msm/msm_batch_add_x8_impl.h"

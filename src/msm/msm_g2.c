@@ -6,6 +6,7 @@
 #define POINT_FIELD fp2
 #ifdef G16_HAVE_IFMA
 #define MSM_BATCH_ADD_X8 msm_g2_batch_add_x8
+#define MSM_PAIR_ADD_X8 msm_g2_pair_add_x8
 #define MSM_BATCH_INV_X8 fp2_batch_inv_x8
 #define MSM_X8_SCRATCH FP2_X8_SCRATCH
 #endif

@@ -42,4 +42,5 @@ static inline void affine_add_x8(fp2x8 *x3, fp2x8 *y3, const fp2x8 *xb, const fp
 #define AFF g2_affine_t
 #define FE fp2_t
 #define MSM_BATCH_ADD_X8_FN msm_g2_batch_add_x8
+#define MSM_PAIR_ADD_X8_FN msm_g2_pair_add_x8
 #include "msm/msm_batch_add_x8_impl.h"

@@ -148,7 +148,11 @@ typedef struct {
     FE *tden, *tpre;    /* [T / 2] */
     void *tx8;          /* MSM_BATCH_INV_X8's scratch for T / 2 */
     uint8_t *tkind;     /* [T / 2] */
-    uint32_t *glen;     /* [max(L, M / L) <= sqrt(2M)]: points per group of a reduction */
+    uint32_t *tia, *tib; /* [T / 2]: a level's additions, pts[tia] += pts[tib] */
+    size_t tree_cap;    /* T */
+    /* Groups of a reduction (max(L, M / L) <= sqrt(2M) of them) or of a sorted window
+     * (fewer than 4 batch_max): points in each, and where each starts. */
+    uint32_t *glen, *goff;
     void *block;        /* the one allocation everything above points into */
 } scratch_t;
 
@@ -157,6 +161,7 @@ typedef struct {
     const uint8_t *bases;
     scratch_t *scratch;       /* [threads] */
     size_t buckets;           /* M */
+    size_t top_buckets;       /* buckets the top window's digits reach: <= M */
     unsigned chunks;          /* point ranges per window */
     size_t batch_max;         /* pending additions per inversion */
     size_t window_tasks;      /* windows * chunks */
@@ -170,11 +175,23 @@ typedef struct {
  * Small helpers
  * ==================================================================================== */
 
+/* a == 0, inline: the field layer's is_zero is a call (constant time, which nothing here
+ * needs: the MSM's memory accesses depend on the scalars anyway), and the scheduling
+ * loop makes three tests a point (~7% of a G1 MSM as calls). */
+static inline bool fe_is_zero(const FE *a)
+{
+    uint64_t w[sizeof(FE) / 8], acc = 0;
+    memcpy(w, a, sizeof w);
+    for (size_t i = 0; i < sizeof(FE) / 8; i++)
+        acc |= w[i];
+    return acc == 0;
+}
+
 /* *p = base `index`; false when it is the point at infinity (all-zero bytes). */
 static inline bool load_base(AFF *p, const uint8_t *bases, uint32_t index)
 {
     memcpy(p, bases + (size_t)index * sizeof(AFF), sizeof(AFF));
-    return !(F(is_zero)(&p->x) & F(is_zero)(&p->y));
+    return !(fe_is_zero(&p->x) && fe_is_zero(&p->y));
 }
 
 /* a[i] = 1 / a[i] for i < m; every a[i] must be non-zero. pre: m elements of scratch,
@@ -278,84 +295,111 @@ static inline void affine_finish2(AFF *r0, const AFF *a0, const AFF *b0, const F
     r1->x = x1;
 }
 
-/* Sums groups of affine points in place with pairwise affine additions, one batch (one
- * inversion) per level across all groups: group g lies at pts[g * stride ...] with len[g]
- * points; pairs are formed while len[g] > tail, so on return len[g] <= tail. P + P
- * (doubling) and P + (-P) (the pair vanishes) are handled inside the batch. den, pre,
- * x8 and kind hold one entry per pair of a level: half the points of all groups. */
-static void tree_sum_groups(AFF *pts, size_t stride, uint32_t *len, size_t groups,
-                            size_t tail, FE *den, FE *pre, void *x8, uint8_t *kind)
+/* dst[di[i]] += src[si[i]] (src[i] when si is NULL) for i < m in affine coordinates,
+ * given den[i] = the x of the second point minus the x of the first (non-zero; replaced
+ * by scratch). The dst[di[i]] must be distinct and none of them a source. One field
+ * product at a time: the scalar path of the batch and tree functions below. */
+static void pairs_add(AFF *dst, const uint32_t *di, const AFF *src, const uint32_t *si,
+                      FE *den, FE *pre, size_t m)
 {
+    batch_invert(den, pre, NULL, m);
+    size_t i = 0;
+    for (; i + 2 <= m; i += 2) {
+        AFF *b0 = &dst[di[i]], *b1 = &dst[di[i + 1]];
+        const AFF *p0 = &src[si ? si[i] : i], *p1 = &src[si ? si[i + 1] : i + 1];
+        FE n0, n1;
+        F(sub)(&n0, &p0->y, &b0->y);
+        F(sub)(&n1, &p1->y, &b1->y);
+        affine_finish2(b0, b0, p0, &n0, &den[i], b1, b1, p1, &n1, &den[i + 1]);
+    }
+    if (i < m) {
+        AFF *b0 = &dst[di[i]];
+        const AFF *p0 = &src[si ? si[i] : i];
+        FE n0;
+        F(sub)(&n0, &p0->y, &b0->y);
+        affine_finish(b0, b0, p0, &n0, &den[i]);
+    }
+}
+
+/* Sums groups of affine points in place with pairwise affine additions, one batch (one
+ * inversion) per level across all groups: group g lies at pts[off[g] ...] (off NULL:
+ * pts[g * stride ...]) with len[g] points; pairs are formed while len[g] > tail, so on
+ * return len[g] <= tail. A level adds the second point of each pair into the first in
+ * place (8 lanes at a time where MSM_PAIR_ADD_X8 runs), then moves each group's results
+ * to its front. P + P (doubling: a batch of its own, rare) and P + (-P) (the pair
+ * vanishes) are handled inside the level. The scratch's tree arrays (tden, tpre, tx8,
+ * tkind, tia, tib) hold one entry per pair: half the points of all groups. */
+static void tree_sum_groups(AFF *pts, size_t stride, const uint32_t *off, uint32_t *len,
+                            size_t groups, size_t tail, scratch_t *s)
+{
+    FE *den = s->tden;
+    uint8_t *kind = s->tkind;
+    uint32_t *ia = s->tia, *ib = s->tib;
     for (;;) {
-        size_t pairs = 0;
+        size_t pairs = 0, adds = 0, doubles = 0;
         for (size_t g = 0; g < groups; g++) {
             if (len[g] <= tail)
                 continue;
-            const AFF *seg = pts + g * stride;
+            size_t start = off ? off[g] : g * stride;
             for (size_t q = 0; q < len[g] / 2; q++, pairs++) {
-                const AFF *a = &seg[2 * q], *b = &seg[2 * q + 1];
-                F(sub)(&den[pairs], &b->x, &a->x);
-                if (!F(is_zero)(&den[pairs])) {
+                const AFF *a = &pts[start + 2 * q], *b = a + 1;
+                F(sub)(&den[adds], &b->x, &a->x);
+                if (!fe_is_zero(&den[adds])) {
                     kind[pairs] = PAIR_ADD;
-                } else if (F(equal)(&a->y, &b->y) && !F(is_zero)(&a->y)) {
+                    ia[adds] = (uint32_t)(start + 2 * q);
+                    ib[adds++] = (uint32_t)(start + 2 * q + 1);
+                } else if (F(equal)(&a->y, &b->y) && !fe_is_zero(&a->y)) {
                     kind[pairs] = PAIR_DOUBLE;
-                    F(dbl)(&den[pairs], &a->y);
+                    doubles++;
                 } else {
                     /* b = -a (y = 0 would be a point of order two, which neither group
                      * has, so only an invalid input gets here; it sums to infinity). */
                     kind[pairs] = PAIR_CANCEL;
-                    F(one)(&den[pairs]);
                 }
             }
         }
         if (pairs == 0)
             return;
-        batch_invert(den, pre, x8, pairs);
+#ifdef MSM_PAIR_ADD_X8
+        if (cpu_use_ifma)
+            MSM_PAIR_ADD_X8(pts, ia, ib, den, adds, s->tx8);
+        else
+#endif
+            pairs_add(pts, ia, pts, ib, den, s->tpre, adds);
+        if (doubles) {
+            /* lambda = 3 x^2 / (2 y), with the additions' scratch. */
+            size_t e = 0, d = 0;
+            for (size_t g = 0; g < groups; g++) {
+                if (len[g] <= tail)
+                    continue;
+                size_t start = off ? off[g] : g * stride;
+                for (size_t q = 0; q < len[g] / 2; q++, e++)
+                    if (kind[e] == PAIR_DOUBLE) {
+                        ia[d] = (uint32_t)(start + 2 * q);
+                        F(dbl)(&den[d++], &pts[start + 2 * q].y);
+                    }
+            }
+            batch_invert(den, s->tpre, s->tx8, doubles);
+            for (d = 0; d < doubles; d++) {
+                AFF *a = &pts[ia[d]];
+                FE num, twice;
+                F(sqr)(&num, &a->x);
+                F(dbl)(&twice, &num);
+                F(add)(&num, &num, &twice);
+                affine_finish(a, a, a, &num, &den[d]);
+            }
+        }
+        /* Each group's results to its front (kept <= q < 2q: nothing unread is
+         * overwritten), the odd point last. */
         size_t e = 0;
         for (size_t g = 0; g < groups; g++) {
             if (len[g] <= tail)
                 continue;
-            AFF *seg = pts + g * stride;
+            AFF *seg = pts + (off ? off[g] : g * stride);
             size_t kept = 0;
-            /* Finishes go two at a time (affine_finish2) into locals; a held pair waits
-             * for a partner. Outputs land at kept <= (pairs done) <= q, below every
-             * pair still to be read. */
-            const AFF *ha = NULL, *hb = NULL;
-            FE hnum;
-            const FE *hinv = NULL;
-            for (size_t q = 0; q < len[g] / 2; q++, e++) {
-                const AFF *a = &seg[2 * q], *b = &seg[2 * q + 1];
-                FE num, twice;
-                switch (kind[e]) {
-                case PAIR_CANCEL:
-                    continue;
-                case PAIR_ADD:
-                    F(sub)(&num, &b->y, &a->y);
-                    break;
-                default: /* lambda = 3 x^2 / (2 y) */
-                    F(sqr)(&num, &a->x);
-                    F(dbl)(&twice, &num);
-                    F(add)(&num, &num, &twice);
-                    break;
-                }
-                if (!ha) {
-                    ha = a;
-                    hb = b;
-                    hnum = num;
-                    hinv = &den[e];
-                    continue;
-                }
-                AFF r0, r1;
-                affine_finish2(&r0, ha, hb, &hnum, hinv, &r1, a, b, &num, &den[e]);
-                seg[kept++] = r0;
-                seg[kept++] = r1;
-                ha = NULL;
-            }
-            if (ha) {
-                AFF r0;
-                affine_finish(&r0, ha, hb, &hnum, hinv);
-                seg[kept++] = r0;
-            }
+            for (size_t q = 0; q < len[g] / 2; q++, e++)
+                if (kind[e] != PAIR_CANCEL)
+                    seg[kept++] = seg[2 * q];
             if (len[g] & 1)
                 seg[kept++] = seg[len[g] - 1];
             len[g] = (uint32_t)kept;
@@ -386,28 +430,6 @@ static void xyzz_add_multiple(XYZZ *acc, const XYZZ *p, size_t k)
  * Bucket accumulation
  * ==================================================================================== */
 
-/* The pending additions aff[bkt[i]] += pt[i], i < m, one field product at a time. */
-static void batch_add(scratch_t *s, size_t m)
-{
-    batch_invert(s->den, s->pre, NULL, m);
-    /* Buckets in one batch are distinct, so two finishes never alias. */
-    size_t i = 0;
-    for (; i + 2 <= m; i += 2) {
-        AFF *b0 = &s->aff[s->bkt[i]], *b1 = &s->aff[s->bkt[i + 1]];
-        FE n0, n1;
-        F(sub)(&n0, &s->pt[i].y, &b0->y);
-        F(sub)(&n1, &s->pt[i + 1].y, &b1->y);
-        affine_finish2(b0, b0, &s->pt[i], &n0, &s->den[i], b1, b1, &s->pt[i + 1], &n1,
-                       &s->den[i + 1]);
-    }
-    if (i < m) {
-        AFF *b0 = &s->aff[s->bkt[i]];
-        FE n0;
-        F(sub)(&n0, &s->pt[i].y, &b0->y);
-        affine_finish(b0, b0, &s->pt[i], &n0, &s->den[i]);
-    }
-}
-
 static void batch_flush(scratch_t *s)
 {
     size_t m = s->pending;
@@ -417,7 +439,7 @@ static void batch_flush(scratch_t *s)
         MSM_BATCH_ADD_X8(s->aff, s->pt, s->bkt, s->den, m, s->x8);
     else
 #endif
-        batch_add(s, m);
+        pairs_add(s->aff, s->bkt, s->pt, NULL, s->den, s->pre, m);
     for (size_t i = 0; i < m; i++)
         s->flags[s->bkt[i]] &= (uint8_t)~B_PENDING;
     s->pending = 0;
@@ -504,7 +526,7 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
                 pts[hi * l + n++] = s->aff[b];
         len[hi] = n;
     }
-    tree_sum_groups(pts, l, len, blocks, 1, s->tden, s->tpre, s->tx8, s->tkind);
+    tree_sum_groups(pts, l, NULL, len, blocks, 1, s);
     XYZZ tg, all;
     running_sum_groups(&tg, &all, pts, l, len, blocks);
 
@@ -516,7 +538,7 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
             size_t lo = b & (l - 1);
             pts[lo * blocks + len[lo]++] = s->aff[b];
         }
-    tree_sum_groups(pts, blocks, len, l, 1, s->tden, s->tpre, s->tx8, s->tkind);
+    tree_sum_groups(pts, blocks, NULL, len, l, 1, s);
     XYZZ th, unused;
     running_sum_groups(&th, &unused, pts, blocks, len, l);
 
@@ -555,7 +577,7 @@ static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AF
     }
     size_t e = s->pending;
     F(sub)(&s->den[e], &p->x, &s->aff[b].x);
-    if (F(is_zero)(&s->den[e])) {
+    if (fe_is_zero(&s->den[e])) {
         overflow_add(s, b, p);
         return;
     }
@@ -626,6 +648,76 @@ static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
     reduce_batch_affine(sum, x, s);
 }
 
+/* sum = sum_b (b+1) bucket[b] over m XYZZ buckets: the running sum with lazy gaps. */
+static void xyzz_bucket_sum(XYZZ *sum, const XYZZ *bucket, size_t m)
+{
+    XYZZ run, total;
+    FN(xyzz_set_infinity)(&run);
+    FN(xyzz_set_infinity)(&total);
+    size_t same = 0;
+    for (size_t b = m; b-- > 0;) {
+        if (!FN(xyzz_is_infinity)(&bucket[b])) {
+            if (same && !FN(xyzz_is_infinity)(&run))
+                xyzz_add_multiple(&total, &run, same);
+            same = 0;
+            FN(xyzz_add)(&run, &run, &bucket[b]);
+        }
+        same++;
+    }
+    if (!FN(xyzz_is_infinity)(&run))
+        xyzz_add_multiple(&total, &run, same);
+    *sum = total;
+}
+
+/* Buckets of a window whose digits reach only nb buckets, too few for a batch (which
+ * needs ~4 batch_max of them: it would meet its own buckets on most points and send them
+ * to the XYZZ overflow): the top window, whose digits are below 2^(255 - c(W-1)) (8
+ * buckets at c = 14, 256 at c = 13, one at c = 15). Chunk by chunk, the points are
+ * sorted by bucket and each bucket's points summed by the affine trees; the chunks'
+ * sums meet in XYZZ buckets. */
+static void window_sorted(XYZZ *sum, const run_ctx *x, scratch_t *s,
+                          const msm_window_reader *w, size_t lo, size_t hi, size_t nb)
+{
+    const uint64_t(*k)[4] = x->s->other_k;
+    const uint32_t *index = x->s->other_index;
+    XYZZ *bucket = s->xyzz;
+    uint32_t *off = s->goff, *len = s->glen;
+    for (size_t b = 0; b < nb; b++)
+        FN(xyzz_set_infinity)(&bucket[b]);
+    for (size_t c0 = lo; c0 < hi; c0 += s->tree_cap) {
+        size_t c1 = hi - c0 < s->tree_cap ? hi : c0 + s->tree_cap;
+        memset(len, 0, nb * sizeof *len);
+        for (size_t i = c0; i < c1; i++) {
+            int32_t d = msm_window_digit(w, k[i]);
+            if (d != 0)
+                len[(d < 0 ? -d : d) - 1]++;
+        }
+        uint32_t start = 0;
+        for (size_t b = 0; b < nb; b++) {
+            off[b] = start;
+            start += len[b];
+            len[b] = 0;
+        }
+        for (size_t i = c0; i < c1; i++) {
+            int32_t d = msm_window_digit(w, k[i]);
+            if (d == 0)
+                continue;
+            uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
+            AFF *p = &s->tree[off[b] + len[b]];
+            if (!load_base(p, x->bases, index[i]))
+                continue;
+            if (d < 0)
+                F(neg)(&p->y, &p->y);
+            len[b]++;
+        }
+        tree_sum_groups(s->tree, 0, off, len, nb, 1, s);
+        for (size_t b = 0; b < nb; b++)
+            if (len[b])
+                FN(xyzz_add_mixed)(&bucket[b], &bucket[b], &s->tree[off[b]]);
+    }
+    xyzz_bucket_sum(sum, bucket, nb);
+}
+
 /* The same with XYZZ buckets. */
 static void window_xyzz(XYZZ *sum, const run_ctx *x, scratch_t *s,
                         const msm_window_reader *w, size_t lo, size_t hi)
@@ -652,23 +744,7 @@ static void window_xyzz(XYZZ *sum, const run_ctx *x, scratch_t *s,
         FN(xyzz_add_mixed)(&bucket[b], &bucket[b], &p);
     }
 
-    /* The running sum of window_batch_affine. */
-    XYZZ run, total;
-    FN(xyzz_set_infinity)(&run);
-    FN(xyzz_set_infinity)(&total);
-    size_t same = 0;
-    for (size_t b = m; b-- > 0;) {
-        if (!FN(xyzz_is_infinity)(&bucket[b])) {
-            if (same && !FN(xyzz_is_infinity)(&run))
-                xyzz_add_multiple(&total, &run, same);
-            same = 0;
-            FN(xyzz_add)(&run, &run, &bucket[b]);
-        }
-        same++;
-    }
-    if (!FN(xyzz_is_infinity)(&run))
-        xyzz_add_multiple(&total, &run, same);
-    *sum = total;
+    xyzz_bucket_sum(sum, bucket, m);
 }
 
 /* ====================================================================================
@@ -683,7 +759,7 @@ static void ones_task(JAC *out, const run_ctx *x, scratch_t *s, size_t task)
     uint32_t m = 0;
     for (size_t i = lo; i < hi; i++)
         m += load_base(&tree[m], x->bases, sc->one_index[i]);
-    tree_sum_groups(tree, 0, &m, 1, ONES_TAIL, s->tden, s->tpre, s->tx8, s->tkind);
+    tree_sum_groups(tree, 0, NULL, &m, 1, ONES_TAIL, s);
     JAC acc;
     FN(set_infinity)(&acc);
     for (size_t i = 0; i < m; i++)
@@ -712,7 +788,10 @@ static void task_body(void *p, size_t begin, size_t end, unsigned worker)
         size_t lo = sc->others * c / x->chunks, hi = sc->others * (c + 1) / x->chunks;
         msm_window_reader w = msm_window_reader_make(sc->window_bits, sc->windows, j);
         XYZZ sum;
-        if (x->batch_affine)
+        size_t nb = j + 1 == sc->windows ? x->top_buckets : x->buckets;
+        if (x->batch_affine && nb < 4 * x->batch_max)
+            window_sorted(&sum, x, s, &w, lo, hi, nb);
+        else if (x->batch_affine)
             window_batch_affine(&sum, x, s, &w, lo, hi);
         else
             window_xyzz(&sum, x, s, &w, lo, hi);
@@ -769,25 +848,34 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             CARVE(qbkt, (size_t)RETRY_MAX);
         }
     }
-    size_t trees = ones ? (size_t)ONES_CHUNK : 0;
+    /* Trees: the ones' chunks, a reduction's buckets, a sorted window's chunks. */
+    size_t trees = ones || (batch_affine && buckets) ? (size_t)ONES_CHUNK : 0;
     if (batch_affine && buckets > trees)
         trees = buckets;
     if (trees) {
+        s->tree_cap = trees;
         CARVE(tree, trees);
         CARVE(tden, trees / 2 + 1);
         CARVE(tpre, trees / 2 + 1);
-#ifdef MSM_BATCH_INV_X8
+#if defined(MSM_BATCH_INV_X8) || defined(MSM_PAIR_ADD_X8)
         s->tx8 = block ? (void *)(block + off) : NULL;
         off += round64(MSM_X8_SCRATCH(trees / 2 + 1));
 #endif
         CARVE(tkind, trees / 2 + 1);
+        CARVE(tia, trees / 2 + 1);
+        CARVE(tib, trees / 2 + 1);
     }
     if (batch_affine && buckets) {
-        /* max(L, M / L) = M >> h with M = 2^(c-1), h = floor((c-1) / 2). */
+        /* max(L, M / L) = M >> h with M = 2^(c-1), h = floor((c-1) / 2); a sorted
+         * window has fewer than 4 batch_cap groups. */
         unsigned log2m = 0;
         while (((size_t)2 << log2m) <= buckets)
             log2m++;
-        CARVE(glen, buckets >> (log2m / 2));
+        size_t groups = buckets >> (log2m / 2);
+        if (groups < 4 * batch_cap)
+            groups = 4 * batch_cap;
+        CARVE(glen, groups);
+        CARVE(goff, groups);
     }
 #undef CARVE
     s->block = block;
@@ -810,6 +898,9 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
     unsigned threads = parallel_threads();
     if (s->others) {
         x.buckets = (size_t)1 << (s->window_bits - 1);
+        /* The top window's digits are at most 2^(255 - c(W-1)) (msm_internal.h). */
+        unsigned top_bits = 255 - s->window_bits * (s->windows - 1);
+        x.top_buckets = top_bits < s->window_bits - 1 ? (size_t)1 << top_bits : x.buckets;
         x.chunks = opts->point_chunks
                        ? opts->point_chunks
                        : choose_chunks(s->others, s->windows, x.buckets, threads);

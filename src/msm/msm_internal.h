@@ -75,6 +75,13 @@ void msm_g1_batch_add_x8(g1_affine_t *bucket, const g1_affine_t *pt, const uint3
  * FP2_X8_SCRATCH(m) bytes. */
 void msm_g2_batch_add_x8(g2_affine_t *bucket, const g2_affine_t *pt, const uint32_t *bkt,
                          const fp2_t *den, size_t m, void *scratch);
+/* The affine trees' pairs, the same way: pts[ia[i]] += pts[ib[i]] for i < m, given
+ * den[i] = pts[ib[i]].x - pts[ia[i]].x != 0, the pts[ia[i]] distinct and none of them
+ * an ib. Same scratch as the batch functions. */
+void msm_g1_pair_add_x8(g1_affine_t *pts, const uint32_t *ia, const uint32_t *ib,
+                        const fp_t *den, size_t m, void *scratch);
+void msm_g2_pair_add_x8(g2_affine_t *pts, const uint32_t *ia, const uint32_t *ib,
+                        const fp2_t *den, size_t m, void *scratch);
 #endif
 
 #endif
