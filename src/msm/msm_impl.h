@@ -112,10 +112,6 @@ enum {
      * (XYZZ / affine ms: 8192 points 93 / 100, 16384: 175 / 170, 32768: 334 / 251). */
     BATCH_AFFINE_MIN_POINTS = 12288,
     BATCH_AFFINE_MIN_BATCH = 128,
-    /* Points that met a bucket already in the batch wait here for the next flush; with
-     * random digits a batch of B over M buckets meets ~B^2 / 2M of them (16 at c = 16,
-     * 128 at c = 13), retried right after it. */
-    RETRY_MAX = 256,
     /* Points ahead whose bucket and base are prefetched. */
     PREFETCH = 8,
 };
@@ -140,8 +136,8 @@ typedef struct {
     uint32_t *bkt;      /* [batch_max] */
     size_t pending;
     /* Points that met a waiting bucket, retried after the next flush. */
-    AFF *qpt;           /* [RETRY_MAX] */
-    uint32_t *qbkt;     /* [RETRY_MAX] */
+    AFF *qpt, *qpt_next;         /* [batch_max / 2] each: the queue, the one retried */
+    uint32_t *qbkt, *qbkt_next;
     size_t queued;
     /* Affine trees: the ones of a ones-task, or a reduction's bucket copies. */
     AFF *tree;          /* [T = max(ONES_CHUNK, M)] */
@@ -556,9 +552,8 @@ static void flush_and_retry(scratch_t *s, const run_ctx *x);
 
 /* Bucket b += *p, where p is the next batch slot s->pt[s->pending] or a queued point.
  * A bucket already waiting in the batch defers the point to the retry queue (when
- * may_queue and there is room) or to the bucket's XYZZ overflow; so does P = +-B. */
-static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AFF *p,
-                            bool may_queue)
+ * there is room) or to the bucket's XYZZ overflow; so does P = +-B. */
+static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AFF *p)
 {
     uint8_t fl = s->flags[b];
     if (!(fl & B_OCCUPIED)) {
@@ -567,7 +562,7 @@ static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AF
         return;
     }
     if (fl & B_PENDING) {
-        if (may_queue && s->queued < RETRY_MAX) {
+        if (s->queued < x->batch_max / 2) {
             s->qpt[s->queued] = *p;
             s->qbkt[s->queued++] = b;
         } else {
@@ -590,15 +585,25 @@ static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AF
 }
 
 /* Flushes the batch, then schedules the queued points again: their buckets are free
- * now. A point that meets a waiting bucket a second time goes to the overflow, so this
- * recurses at most once (the inner call finds the queue empty). */
+ * now. The queue holds at most batch_max / 2 points, so retrying them cannot fill the
+ * emptied batch (no recursion); a point that meets a waiting bucket again (another
+ * queued point's) goes to the other queue for the next flush. The queue is sized for
+ * the collisions of random digits, ~B^2 / 2M for a batch of B over M buckets (128 at
+ * c = 13 with B = 1024): what overflows it costs XYZZ additions and the reduction's
+ * sparse running sum (with a queue of 256, ~8% of a G1 MSM at c = 13). */
 static void flush_and_retry(scratch_t *s, const run_ctx *x)
 {
     batch_flush(s);
     size_t n = s->queued;
+    AFF *pt = s->qpt;
+    uint32_t *bkt = s->qbkt;
+    s->qpt = s->qpt_next;
+    s->qbkt = s->qbkt_next;
+    s->qpt_next = pt;
+    s->qbkt_next = bkt;
     s->queued = 0;
     for (size_t i = 0; i < n; i++)
-        schedule(s, x, s->qbkt[i], &s->qpt[i], false);
+        schedule(s, x, bkt[i], &pt[i]);
 }
 
 /* Buckets of window w over prepared scalars [lo, hi), batch affine; then the window sum. */
@@ -640,9 +645,11 @@ static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
         } else {
             b = (uint32_t)d - 1;
         }
-        schedule(s, x, b, p, true);
+        schedule(s, x, b, p);
     }
-    flush_and_retry(s, x);
+    do
+        flush_and_retry(s, x);
+    while (s->queued);
     batch_flush(s);
 
     reduce_batch_affine(sum, x, s);
@@ -844,8 +851,10 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             off += round64(MSM_X8_SCRATCH(batch_cap));
 #endif
             CARVE(bkt, batch_cap);
-            CARVE(qpt, (size_t)RETRY_MAX);
-            CARVE(qbkt, (size_t)RETRY_MAX);
+            CARVE(qpt, batch_cap / 2);
+            CARVE(qbkt, batch_cap / 2);
+            CARVE(qpt_next, batch_cap / 2);
+            CARVE(qbkt_next, batch_cap / 2);
         }
     }
     /* Trees: the ones' chunks, a reduction's buckets, a sorted window's chunks. */
