@@ -16,16 +16,19 @@
  *    one field inversion (Montgomery's trick, 3 products per element). An affine
  *    addition then costs 1M + 1S + 1M on top: about 5M + 1S per point against 8M + 2S
  *    for an XYZZ mixed addition. A point whose bucket is already waiting in the batch
- *    goes to a retry queue and is scheduled again right after the next flush. A point
- *    that meets a waiting bucket a second time, finds the queue full, or has x_P = x_B
- *    (P = +-B: a doubling or a cancellation, which the affine formula cannot do) goes
- *    into an XYZZ overflow accumulator of its bucket (complete mixed addition), taken
- *    from a pool on first use; a bucket is the sum of both parts. So random digits rarely
- *    overflow, and skewed digits (all in one bucket) degrade to XYZZ speed instead of
- *    flushing one addition per inversion. The batch is a quarter of the buckets, at most
- *    BATCH_MAX. Batch affine accumulation is the method of gnark-crypto and of several
+ *    goes to a retry queue (half a batch) and is scheduled again right after the next
+ *    flush, and again after the one after if it meets a waiting bucket once more. A
+ *    point that finds the queue full, or has x_P = x_B (P = +-B: a doubling or a
+ *    cancellation, which the affine formula cannot do), goes into an XYZZ overflow
+ *    accumulator of its bucket (complete mixed addition), taken from a pool on first
+ *    use; a bucket is the sum of both parts. So random digits do not overflow, and
+ *    skewed digits (all in one bucket) degrade to XYZZ speed instead of flushing one
+ *    addition per inversion. The batch is a quarter of the buckets, at most BATCH_MAX. Batch affine accumulation is the method of gnark-crypto and of several
  *    ZPrize 2022 MSM entries; Montgomery's trick is from P. L. Montgomery, "Speeding the
  *    Pollard and elliptic curve methods of factorization", Math. Comp. 48 (1987).
+ *  - Accumulation, sorted (the top window, whose digits reach only 2^(255 - c(W-1))
+ *    buckets: too few for a batch): points sorted by bucket chunk by chunk, each
+ *    bucket's points summed by the affine trees below, the chunks' sums in XYZZ.
  *  - Accumulation, XYZZ (small tasks, where a batch would not amortise an inversion):
  *    buckets in XYZZ coordinates, one mixed addition per point (EFD madd-2008-s).
  *  - Reduction, XYZZ buckets: the running sum R_b = sum_{i >= b} B_i, S = sum_b R_b, two
@@ -55,12 +58,13 @@
  * On CPUs with AVX-512 IFMA, the batch of additions (batch_flush) runs 8 lanes at a time
  * instead (MSM_BATCH_ADD_X8, msm_g1_ifma_x86.c / msm_g2_ifma_x86.c, one walk in
  * msm_batch_add_x8_impl.h: ~9.5 ns a product on Zen 4 against ~31; G2 eight Fp2 additions),
- * and so do the inversions of the affine trees (MSM_BATCH_INV_X8), with the same results
- * bit for bit; scheduling, overflow and the trees' additions stay scalar. The profile
- * then (G1, 2^17, c = 13, one thread): vector additions ~45%, XYZZ overflow additions
- * and running sums ~15%, the Fermat inversion of each batch ~9%, the trees ~5%, bucket
- * and base loads and scheduling ~20%. The next step would be a faster (variable-time)
- * inversion, which would also allow smaller batches with fewer collisions.
+ * and so do the affine trees' additions (MSM_PAIR_ADD_X8, the same walk) and
+ * inversions (MSM_BATCH_INV_X8), with the same results bit for bit; scheduling and the
+ * rare overflow stay scalar. The profile then (G1, 2^17, c = 14, one thread, before the
+ * top window was sorted and the queue enlarged): vector additions ~45%, XYZZ overflow
+ * additions and running sums ~15% (almost all of it the top window's 8 buckets and a
+ * queue too short for c = 13), the Fermat inversion of each batch ~9%, the trees ~5%,
+ * bucket and base loads and scheduling ~20%.
  *
  * Bases are read from unaligned memory with memcpy into aligned locals; nothing here
  * casts the caller's bytes.
