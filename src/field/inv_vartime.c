@@ -250,8 +250,9 @@ static inline uint64_t low_word(const int64_t *x, size_t len)
     return len > 1 ? (uint64_t)x[0] | (uint64_t)x[1] << 62 : (uint64_t)x[0];
 }
 
-bool mod_div_vartime(uint64_t *res, const uint64_t *b, const uint64_t *a, const uint64_t *m,
-                     size_t n)
+/* mod_div_vartime for n limbs; inlined per n below so that the limb loops unroll. */
+static inline bool mod_div_n(uint64_t *res, const uint64_t *b, const uint64_t *a,
+                             const uint64_t *m, size_t n)
 {
     const size_t len62 = LIMBS62(n);
     int64_t f[MAX62], g[MAX62], d[MAX62], e[MAX62], m62[MAX62];
@@ -302,4 +303,17 @@ bool mod_div_vartime(uint64_t *res, const uint64_t *b, const uint64_t *a, const 
         memcpy(d, t, len62 * sizeof *d);
     from_62(res, d, n);
     return true;
+}
+
+bool mod_div_vartime(uint64_t *r, const uint64_t *b, const uint64_t *a, const uint64_t *m,
+                     size_t n)
+{
+    switch (n) { /* the limb counts of BLS12-381's Fr and Fp */
+    case 4:
+        return mod_div_n(r, b, a, m, 4);
+    case 6:
+        return mod_div_n(r, b, a, m, 6);
+    default:
+        return mod_div_n(r, b, a, m, n);
+    }
 }
