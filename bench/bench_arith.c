@@ -49,6 +49,9 @@ static void b_fp_mul(bench_state *s, long n) { for (long i = 0; i < n; i++) fp_m
 static void b_fp_sqr(bench_state *s, long n) { for (long i = 0; i < n; i++) fp_sqr(&s->fa, &s->fa); }
 static void b_fp_add(bench_state *s, long n) { for (long i = 0; i < n; i++) fp_add(&s->fa, &s->fa, &s->fb); }
 static void b_fp_inv(bench_state *s, long n) { for (long i = 0; i < n; i++) { fp_inv(&s->fa, &s->fa); fp_add(&s->fa, &s->fa, &s->fb); } }
+static void b_fp_inv_vartime(bench_state *s, long n) { for (long i = 0; i < n; i++) { fp_inv_vartime(&s->fa, &s->fa); fp_add(&s->fa, &s->fa, &s->fb); } }
+static void b_fr_inv(bench_state *s, long n) { for (long i = 0; i < n; i++) { fr_inv(&s->ra, &s->ra); fr_add(&s->ra, &s->ra, &s->rb); } }
+static void b_fr_inv_vartime(bench_state *s, long n) { for (long i = 0; i < n; i++) { fr_inv_vartime(&s->ra, &s->ra); fr_add(&s->ra, &s->ra, &s->rb); } }
 /* Eight independent chains, ns per product: the throughput the MSM's batches see. */
 static void b_fp_mul_8(bench_state *s, long n)
 {
@@ -93,7 +96,10 @@ static const bench_case CASES[] = {
 #endif
     {"fp_add", b_fp_add, 5000000, false},
     {"fp_inv", b_fp_inv, 2000, true},
+    {"fp_inv_vartime", b_fp_inv_vartime, 20000, false},
     {"fr_mul", b_fr_mul, 2000000, true},
+    {"fr_inv", b_fr_inv, 4000, true},
+    {"fr_inv_vartime", b_fr_inv_vartime, 20000, false},
     {"g1_add", b_g1_add, 200000, false},
     {"g1_add_mixed", b_g1_add_mixed, 200000, false},
     {"g1_dbl", b_g1_dbl, 200000, false},

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "field/cpu.h"
+#include "field/fp2.h"
+#include "field/inv_vartime.h"
 #include "field/mont.h"
 #include "field/mont_x86.h"
 #include "harness.h"
@@ -218,6 +220,197 @@ static void test_batch_inv(size_t count)
     (void)count;
 }
 
+/* Inversion in variable time: the safegcd of inv_vartime.c against the Fermat inversion,
+ * result for result. The divsteps read the stored (Montgomery) limbs, so the edge cases
+ * are set both as stored limbs and as canonical values. */
+static void check_fp_inv_vartime(const fp_t *a)
+{
+    fp_t want, got, t;
+    bool ok_want = fp_inv(&want, a), ok = fp_inv_vartime(&got, a);
+    CHECK(ok == ok_want);
+    CHECK(fp_equal(&got, &want));
+    if (ok) {
+        fp_mul(&t, &got, a);
+        CHECK(fp_is_one(&t));
+    }
+    t = *a; /* r aliasing a */
+    CHECK(fp_inv_vartime(&t, &t) == ok && fp_equal(&t, &want));
+}
+
+static void check_fr_inv_vartime(const fr_t *a)
+{
+    fr_t want, got, t;
+    bool ok_want = fr_inv(&want, a), ok = fr_inv_vartime(&got, a);
+    CHECK(ok == ok_want);
+    CHECK(fr_equal(&got, &want));
+    if (ok) {
+        fr_mul(&t, &got, a);
+        CHECK(fr_is_one(&t));
+    }
+    t = *a;
+    CHECK(fr_inv_vartime(&t, &t) == ok && fr_equal(&t, &want));
+}
+
+/* Edge value number k (0 <= k < inv_edge_count(n)) below m: small integers, powers of two,
+ * 2^j - 1, m - 2^j, m - 1, (m - 1) / 2, (m + 1) / 2, and random values with every number of
+ * leading zero limbs. Returns false past the last one, or when the value is not below m. */
+static size_t inv_edge_count(size_t n) { return 64 + 3 * 64 * n + 3 + n; }
+
+static bool inv_edge(uint64_t *x, const uint64_t *m, size_t n, size_t k)
+{
+    memset(x, 0, n * 8);
+    size_t bits = 64 * n;
+    if (k < 64) {
+        x[0] = k; /* 0 included: must be refused */
+    } else if ((k -= 64) < 3 * bits) {
+        size_t j = k % bits;
+        x[j / 64] = (uint64_t)1 << (j % 64); /* 2^j */
+        if (k / bits >= 1) {                  /* 2^j - 1 */
+            uint64_t borrow = 1;
+            for (size_t i = 0; i < n; i++)
+                x[i] = mont_sbb(x[i], 0, &borrow);
+            if (borrow)
+                return false;
+        }
+        if (k / bits == 2) { /* m - 2^j = m - (2^j - 1) - 1 */
+            uint64_t borrow = 1;
+            for (size_t i = 0; i < n; i++)
+                x[i] = mont_sbb(m[i], x[i], &borrow);
+            if (borrow)
+                return false;
+        }
+    } else if ((k -= 3 * bits) < 3) {
+        memcpy(x, m, n * 8);
+        x[0] -= 1; /* m - 1 */
+        if (k > 0) { /* (m - 1) / 2, then + 1 */
+            for (size_t i = 0; i < n; i++)
+                x[i] = x[i] >> 1 | (i + 1 < n ? x[i + 1] << 63 : 0);
+            x[0] += k - 1;
+        }
+    } else if ((k -= 3) < n) {
+        for (size_t i = 0; i < n - k; i++)
+            x[i] = test_rand64(); /* k leading zero limbs */
+    } else
+        return false;
+    return mont_is_canonical(x, m, n);
+}
+
+static void test_inv_vartime(size_t count)
+{
+    printf("inv_vartime: %zu random elements per field\n", count);
+    for (size_t i = 0; i < count; i++) {
+        fp_t a;
+        fr_t b;
+        test_random_fp(&a);
+        test_random_fr(&b);
+        check_fp_inv_vartime(&a);
+        check_fr_inv_vartime(&b);
+    }
+    for (size_t k = 0; k < inv_edge_count(6); k++) {
+        fp_t a;
+        if (!inv_edge(a.l, FP_MODULUS, 6, k))
+            continue;
+        check_fp_inv_vartime(&a); /* as stored limbs */
+        uint64_t v[6];
+        memcpy(v, a.l, sizeof v);
+        CHECK(fp_from_limbs(&a, v));
+        check_fp_inv_vartime(&a); /* as the canonical value */
+    }
+    for (size_t k = 0; k < inv_edge_count(4); k++) {
+        fr_t a;
+        if (!inv_edge(a.l, FR_MODULUS, 4, k))
+            continue;
+        check_fr_inv_vartime(&a);
+        uint64_t v[4];
+        memcpy(v, a.l, sizeof v);
+        CHECK(fr_from_limbs(&a, v));
+        check_fr_inv_vartime(&a);
+    }
+    /* Montgomery-form edge cases: 1 and -1 are stored as R and p - R. */
+    fp_t one, minus_one;
+    fp_one(&one);
+    fp_neg(&minus_one, &one);
+    check_fp_inv_vartime(&one);
+    check_fp_inv_vartime(&minus_one);
+    fp_t z, r;
+    fp_zero(&z);
+    r = one;
+    CHECK(!fp_inv_vartime(&r, &z) && fp_is_zero(&r));
+    /* Batches (zeros map to zero) and Fp2. */
+    for (size_t n = 0; n < 20; n++) {
+        fp_t a[20], want[20], got[20];
+        for (size_t i = 0; i < n; i++) {
+            test_random_fp(&a[i]);
+            if (test_rand64() % 5 == 0)
+                fp_zero(&a[i]);
+        }
+        fp_batch_inv(want, a, n);
+        fp_batch_inv_vartime(got, a, n);
+        for (size_t i = 0; i < n; i++)
+            CHECK(fp_equal(&got[i], &want[i]));
+    }
+    for (size_t i = 0; i < count / 100 + 2; i++) {
+        fp2_t a, want, got;
+        test_random_fp(&a.c0);
+        test_random_fp(&a.c1);
+        if (i == 0)
+            fp_zero(&a.c1);
+        if (i == 1)
+            fp2_zero(&a);
+        CHECK(fp2_inv(&want, &a) == fp2_inv_vartime(&got, &a));
+        CHECK(fp2_equal(&got, &want));
+    }
+}
+
+/* mod_div_vartime alone, over odd moduli of 1 to 6 full limbs (not prime): r a = b mod m
+ * against the naive product, and no result when gcd(a, m) != 1. */
+static void test_mod_div_vartime(size_t count)
+{
+    for (size_t n = 1; n <= 6; n++)
+        for (size_t i = 0; i < count; i++) {
+            uint64_t m[6], a[6], b[6], r[6], t[6];
+            for (size_t j = 0; j < n; j++)
+                m[j] = test_rand64();
+            m[0] |= 1;
+            if (i % 2)
+                m[n - 1] |= (uint64_t)1 << 63; /* the full 64n bits */
+            if (i % 8 == 1) {                  /* an odd multiple of 3 (2^64 = 1 mod 3) */
+                uint64_t rem = 0;
+                m[0] |= 0x100; /* no borrow below */
+                for (size_t j = 0; j < n; j++)
+                    rem = (rem + m[j] % 3) % 3;
+                m[0] -= rem;
+                if (m[0] % 2 == 0)
+                    m[0] -= 3;
+            }
+            for (size_t j = 0; j < n; j++) {
+                a[j] = test_rand64();
+                b[j] = test_rand64();
+            }
+            a[n - 1] %= m[n - 1];
+            b[n - 1] %= m[n - 1];
+            if (i % 8 == 1) { /* then a shares the factor 3 */
+                memset(a, 0, n * 8);
+                a[0] = 3 * (test_rand64() >> 2);
+                if (n == 1)
+                    a[0] %= m[0];
+                a[0] -= a[0] % 3;
+            }
+            bool ok = mod_div_vartime(r, b, a, m, n);
+            if (i % 8 == 1) {
+                CHECK(!ok);
+                continue;
+            }
+            if (!ok) /* a random gcd(a, m) != 1: rare */
+                continue;
+            CHECK(mont_is_canonical(r, m, n));
+            naive_mulmod(t, r, a, m, n);
+            CHECK(memcmp(t, b, n * 8) == 0);
+        }
+    uint64_t m[1] = {0xffffffffffffffc5}, z[1] = {0}, one[1] = {1}, r[1];
+    CHECK(!mod_div_vartime(r, one, z, m, 1));
+}
+
 #ifdef G16_HAVE_X86_ASM
 /* -m^-1 mod 2^64 by Newton iteration (each step doubles the correct low bits). */
 static uint64_t neg_inv64(uint64_t m0)
@@ -369,5 +562,7 @@ int main(void)
     if (cpu_set_asm(true))
         run_all(count);
     test_asm_direct(count);
+    test_inv_vartime(test_count(100000));
+    test_mod_div_vartime(count);
     return test_finish();
 }

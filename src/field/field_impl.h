@@ -12,6 +12,7 @@
 
 #include "mont.h"
 #include "cpu.h"
+#include "inv_vartime.h"
 
 #define FIELD_CAT2(a, b) a##_##b
 #define FIELD_CAT(a, b) FIELD_CAT2(a, b)
@@ -121,7 +122,21 @@ bool FN(inv)(T *r, const T *a)
     return ok;
 }
 
-void FN(batch_inv)(T *r, const T *a, size_t n)
+bool FN(inv_vartime)(T *r, const T *a)
+{
+    /* a is stored as aR, so R^2 / (aR) = a^-1 R is the Montgomery form of 1/a: one
+     * division, no conversion. */
+    if (FN(is_zero)(a)) {
+        FN(zero)(r);
+        return false;
+    }
+    if (mod_div_vartime(r->l, FIELD_R2, a->l, FIELD_MOD, N))
+        return true;
+    return FN(inv)(r, a); /* the divstep cap was hit (inv_vartime.c): never seen */
+}
+
+/* batch_inv with the inversion `inverse`. */
+static void batch_inv_by(T *r, const T *a, size_t n, bool (*inverse)(T *, const T *))
 {
     if (n == 0)
         return;
@@ -133,7 +148,7 @@ void FN(batch_inv)(T *r, const T *a, size_t n)
         if (!FN(is_zero)(&a[i]))
             FN(mul)(&acc, &acc, &a[i]);
     }
-    FN(inv)(&acc, &acc);
+    inverse(&acc, &acc);
     for (size_t i = n; i-- > 0;) {
         if (FN(is_zero)(&a[i]))
             continue; /* r[i] already holds a prefix product; zero it below. */
@@ -145,6 +160,13 @@ void FN(batch_inv)(T *r, const T *a, size_t n)
     for (size_t i = 0; i < n; i++)
         if (FN(is_zero)(&a[i]))
             FN(zero)(&r[i]);
+}
+
+void FN(batch_inv)(T *r, const T *a, size_t n) { batch_inv_by(r, a, n, FN(inv)); }
+
+void FN(batch_inv_vartime)(T *r, const T *a, size_t n)
+{
+    batch_inv_by(r, a, n, FN(inv_vartime));
 }
 
 void FN(cmov)(T *r, const T *a, bool flag)

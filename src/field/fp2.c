@@ -97,19 +97,24 @@ void fp2_conj(fp2_t *r, const fp2_t *a)
     fp_neg(&r->c1, &a->c1);
 }
 
-bool fp2_inv(fp2_t *r, const fp2_t *a)
+/* fp2_inv with the Fp inversion `fp_inverse`. */
+static bool fp2_inv_by(fp2_t *r, const fp2_t *a, bool (*fp_inverse)(fp_t *, const fp_t *))
 {
     /* 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2) */
     fp_t n, t;
     fp_sqr(&n, &a->c0);
     fp_sqr(&t, &a->c1);
     fp_add(&n, &n, &t);
-    bool ok = fp_inv(&n, &n);
+    bool ok = fp_inverse(&n, &n);
     fp_mul(&r->c0, &a->c0, &n);
     fp_mul(&t, &a->c1, &n);
     fp_neg(&r->c1, &t);
     return ok;
 }
+
+bool fp2_inv(fp2_t *r, const fp2_t *a) { return fp2_inv_by(r, a, fp_inv); }
+
+bool fp2_inv_vartime(fp2_t *r, const fp2_t *a) { return fp2_inv_by(r, a, fp_inv_vartime); }
 
 void fp2_pow(fp2_t *r, const fp2_t *a, const uint64_t *e, size_t e_limbs)
 {

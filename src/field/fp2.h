@@ -31,6 +31,8 @@ void fp2_mul_by_nonresidue(fp2_t *r, const fp2_t *a);
 void fp2_conj(fp2_t *r, const fp2_t *a);
 /* r = 1/a; false (r = 0) when a = 0. */
 bool fp2_inv(fp2_t *r, const fp2_t *a);
+/* fp2_inv in variable time (fp_inv_vartime): public or variable-time data only. */
+bool fp2_inv_vartime(fp2_t *r, const fp2_t *a);
 /* r = a^e, e little-endian limbs, time depends on e (public exponents only). */
 void fp2_pow(fp2_t *r, const fp2_t *a, const uint64_t *e, size_t e_limbs);
 /* A square root when a is a square (true); false otherwise, r untouched. */

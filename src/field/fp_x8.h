@@ -21,7 +21,8 @@ void fp_sqr_x8(fp_t r[8], const fp_t a[8]);
 /* The same over n elements, in groups of 8 (the last one partial): for benchmarks. */
 void fp_mul_x8_n(fp_t *r, const fp_t *a, const fp_t *b, size_t n);
 /* a[i] = 1 / a[i] for i < m, every a[i] non-zero (Montgomery's trick, one inversion).
- * scratch: FP_X8_SCRATCH(m) bytes, 64-byte aligned. */
+ * scratch: FP_X8_SCRATCH(m) bytes, 64-byte aligned. Variable time (the inversion is
+ * fp_inv_vartime's): for the MSM's data only. */
 void fp_batch_inv_x8(fp_t *a, size_t m, void *scratch);
 
 /* Fp2 (fp2.h) eight elements at a time, lane k one element (fp2_x8_impl.h): the G2
@@ -30,7 +31,8 @@ void fp_batch_inv_x8(fp_t *a, size_t m, void *scratch);
 void fp2_mul_x8(fp2_t r[8], const fp2_t a[8], const fp2_t b[8]);
 void fp2_sqr_x8(fp2_t r[8], const fp2_t a[8]);
 /* a[i] = 1 / a[i] for i < m, every a[i] non-zero: Montgomery's trick over the norms, one
- * Fp inversion. scratch: FP2_X8_SCRATCH(m) bytes, 64-byte aligned. */
+ * Fp inversion. scratch: FP2_X8_SCRATCH(m) bytes, 64-byte aligned. Variable time, as
+ * fp_batch_inv_x8. */
 void fp2_batch_inv_x8(fp2_t *a, size_t m, void *scratch);
 #endif
 /* Bytes of scratch for m elements: one 8-lane vector (512 bytes) per group of 8; over

@@ -316,8 +316,10 @@ static inline void fpx8_one(fpx8 *r)
 }
 
 /* *inv = 1 / acc lane by lane (acc < 1.41p, no lane zero), from one scalar inversion of
- * the lanes' product (fp_batch_inv): the end of the forward half of every 8-chain
- * Montgomery's trick below. *inv < p. */
+ * the lanes' product (fp_batch_inv_vartime): the end of the forward half of every 8-chain
+ * Montgomery's trick below. *inv < p. Variable time: these batch inversions serve only
+ * the MSM (fp_batch_inv_x8, fp2_batch_inv_x8), whose bucket sums are handled in variable
+ * time throughout. */
 static inline void fpx8_inv_lanes(fpx8 *inv, const fpx8 *acc)
 {
     static const uint64_t P[8] = FPX8_P;
@@ -331,7 +333,7 @@ static inline void fpx8_inv_lanes(fpx8 *inv, const fpx8 *acc)
     fpx8 a;
     fpx8_cond_sub(&a, acc, P);
     fpx8_store(dst, 8, &a);
-    fp_batch_inv(inv8, prod, 8);
+    fp_batch_inv_vartime(inv8, prod, 8);
     fpx8_load(inv, src);
 }
 
