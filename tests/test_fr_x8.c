@@ -1,0 +1,188 @@
+/* The 8-lane AVX-512 IFMA Fr core (field/fr_x8.h) against fr_mul, fr_add and fr_sub:
+ * seeded random elements, then every pair of edge values (0, 1, -1, raw limb patterns up
+ * to r - 1, values next to the 52- and 64-bit limb boundaries) in rotating lanes; the
+ * same operands lifted by multiples of r up to the lazy bounds the NTT relies on
+ * (products of operands up to 33r, canonical reduction from up to 17r, butterflies on
+ * inputs up to 16r), and aliasing. Skipped (exit 77) on a CPU or build without IFMA. */
+#include <string.h>
+
+#include "field/cpu.h"
+#include "field/fr_x8.h"
+#include "harness.h"
+
+#ifdef G16_HAVE_IFMA
+
+static size_t failures;
+
+static void report(bool ok, const char *what, size_t lane, const fr_t *a, const fr_t *b)
+{
+    if (CHECK(ok) || failures++ >= 4)
+        return;
+    fprintf(stderr, "  %s, lane %zu:", what, lane);
+    for (int i = 3; i >= 0; i--)
+        fprintf(stderr, " %016llx", (unsigned long long)a->l[i]);
+    fprintf(stderr, "  and");
+    for (int i = 3; i >= 0; i--)
+        fprintf(stderr, " %016llx", (unsigned long long)b->l[i]);
+    fprintf(stderr, "\n");
+}
+
+/* Raw limbs (the Montgomery form itself), all below r. */
+static size_t edge_values(fr_t *e)
+{
+    size_t n = 0;
+    fr_zero(&e[n++]);
+    fr_one(&e[n++]);
+    fr_one(&e[n]);
+    fr_neg(&e[n], &e[n]);
+    n++;
+    memset(&e[n], 0, sizeof e[n]);
+    e[n++].l[0] = 1;                           /* raw 1: 1 / R */
+    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l); /* r - 1, r - 2 */
+    e[n++].l[0] -= 1;
+    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l);
+    e[n++].l[0] -= 2;
+    /* 2^k - 1 and 2^k at the 52-bit limb boundaries the vector code splits at, the 64-bit
+     * ones it joins at, and the top (r > 2^254). */
+    static const unsigned bits[] = {52, 64, 104, 128, 156, 192, 208, 254};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+        memset(&e[n], 0, sizeof e[n]);
+        e[n++].l[bits[i] / 64] = 1ull << (bits[i] % 64);
+        memset(&e[n], 0, sizeof e[n]);
+        for (unsigned b = 0; b < bits[i]; b++)
+            e[n].l[b / 64] |= 1ull << (b % 64);
+        n++;
+    }
+    return n;
+}
+
+/* Lifts: lane k of the lazy calls adds lift(k) r, spanning 0 to the maximum. */
+static void lifts(unsigned k[8], unsigned max, size_t salt)
+{
+    for (size_t i = 0; i < 8; i++)
+        k[i] = i == salt % 8 ? max : (unsigned)((test_rand64() + salt) % (max + 1));
+}
+
+static void check_mul(const fr_t a[8], const fr_t b[8], size_t salt)
+{
+    fr_t got[8], want;
+    fr_mul_x8(got, a, b);
+    for (size_t k = 0; k < 8; k++) {
+        fr_mul(&want, &a[k], &b[k]);
+        report(memcmp(&got[k], &want, sizeof want) == 0, "fr_mul_x8", k, &a[k], &b[k]);
+    }
+    unsigned ka[8];
+    lifts(ka, 32, salt);
+    fr_mul_x8_lazy(got, a, ka, b);
+    for (size_t k = 0; k < 8; k++) {
+        fr_mul(&want, &a[k], &b[k]);
+        report(memcmp(&got[k], &want, sizeof want) == 0, "fr_mul_x8_lazy", k, &a[k], &b[k]);
+    }
+    lifts(ka, 16, salt + 3);
+    fr_canonical_x8_lazy(got, a, ka);
+    for (size_t k = 0; k < 8; k++)
+        report(memcmp(&got[k], &a[k], sizeof a[k]) == 0, "fr_canonical_x8_lazy", k, &a[k],
+               &a[k]);
+}
+
+/* The butterflies against the scalar field operations, on lifted inputs. */
+static void check_butterflies(const fr_t a[8], const fr_t b[8], const fr_t t[8], size_t salt)
+{
+    static const char *names[] = {"DIF", "DIT", "twiddle 1"};
+    for (int kind = FR_X8_DIF; kind <= FR_X8_ONE; kind++) {
+        fr_t x0[8], x1[8];
+        unsigned k0[8], k1[8];
+        memcpy(x0, a, sizeof x0);
+        memcpy(x1, b, sizeof x1);
+        lifts(k0, 15, salt + (size_t)kind);
+        lifts(k1, 15, salt + 5 + (size_t)kind);
+        fr_butterfly_x8(x0, x1, t, k0, k1, (fr_x8_butterfly)kind);
+        for (size_t k = 0; k < 8; k++) {
+            fr_t w0, w1, v;
+            if (kind == FR_X8_DIF) {
+                fr_add(&w0, &a[k], &b[k]);
+                fr_sub(&w1, &a[k], &b[k]);
+                fr_mul(&w1, &w1, &t[k]);
+            } else {
+                if (kind == FR_X8_DIT)
+                    fr_mul(&v, &b[k], &t[k]);
+                else
+                    v = b[k];
+                fr_add(&w0, &a[k], &v);
+                fr_sub(&w1, &a[k], &v);
+            }
+            bool ok = memcmp(&x0[k], &w0, sizeof w0) == 0 && memcmp(&x1[k], &w1, sizeof w1) == 0;
+            report(ok, names[kind], k, &a[k], &b[k]);
+        }
+    }
+}
+
+static void test_random(size_t rounds)
+{
+    for (size_t r = 0; r < rounds; r++) {
+        fr_t a[8], b[8], t[8], got[8];
+        for (int k = 0; k < 8; k++) {
+            test_random_fr(&a[k]);
+            test_random_fr(&b[k]);
+            test_random_fr(&t[k]);
+        }
+        check_mul(a, b, r);
+        check_butterflies(a, b, t, r);
+        /* Aliasing: r = a * a in place. */
+        memcpy(got, a, sizeof got);
+        fr_mul_x8(got, got, got);
+        for (size_t k = 0; k < 8; k++) {
+            fr_t want;
+            fr_sqr(&want, &a[k]);
+            report(memcmp(&got[k], &want, sizeof want) == 0, "in place", k, &a[k], &a[k]);
+        }
+    }
+}
+
+static void test_edges(void)
+{
+    fr_t e[24];
+    size_t n = edge_values(e);
+    /* Every ordered pair, each pair in a rotating lane beside random neighbours; the
+     * twiddle lane an edge value too. */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            fr_t a[8], b[8], t[8];
+            for (int k = 0; k < 8; k++) {
+                test_random_fr(&a[k]);
+                test_random_fr(&b[k]);
+                test_random_fr(&t[k]);
+            }
+            size_t lane = (i * n + j) % 8;
+            a[lane] = e[i];
+            b[lane] = e[j];
+            t[lane] = e[(i + j) % n];
+            check_mul(a, b, i * n + j);
+            check_butterflies(a, b, t, i * n + j);
+        }
+}
+
+int main(void)
+{
+    test_init("test_fr_x8");
+    if (!cpu_ifma_available())
+        test_skip("this CPU (or OS) has no AVX-512 IFMA: the 8-lane path is not tested");
+    test_random(test_count(5000));
+    test_edges();
+    /* With the assembly path off, fr_mul is the portable C one: compare with it too. */
+    bool asm_was = cpu_use_asm;
+    cpu_set_asm(false);
+    test_random(test_count(500));
+    cpu_set_asm(asm_was);
+    return test_finish();
+}
+
+#else
+
+int main(void)
+{
+    test_init("test_fr_x8");
+    test_skip("built without the AVX-512 IFMA path (not x86-64, or G16_ASM=OFF)");
+}
+
+#endif
