@@ -3,7 +3,8 @@
  * to r - 1, values next to the 52- and 64-bit limb boundaries) in rotating lanes; the
  * same operands lifted by multiples of r up to the lazy bounds the NTT relies on
  * (products of operands up to 33r, canonical reduction from up to 17r, butterflies on
- * inputs up to 16r), and aliasing. Skipped (exit 77) on a CPU or build without IFMA. */
+ * inputs up to 16r), and aliasing; fr_mul_sub_x8_n (the H computation's a b - c) at
+ * every length up to 19 and in place. Skipped (exit 77) on a CPU or build without IFMA. */
 #include <string.h>
 
 #include "field/cpu.h"
@@ -162,6 +163,40 @@ static void test_edges(void)
         }
 }
 
+/* fr_mul_sub_x8_n at every length up to 19 (partial groups go to the scalar tail), into a
+ * separate array and in place over each input; elements past n stay untouched. */
+static void test_mul_sub(void)
+{
+    enum { MAX = 19 };
+    fr_t e[24];
+    size_t ne = edge_values(e);
+    for (size_t n = 0; n <= MAX; n++)
+        for (int alias = 0; alias < 4; alias++) {
+            fr_t in[3][MAX + 1], out[MAX + 1], want[MAX + 1], sentinel;
+            for (int v = 0; v < 3; v++)
+                for (size_t i = 0; i <= MAX; i++) {
+                    if ((i + (size_t)v) % 3 == 0)
+                        in[v][i] = e[(i * 5 + n + (size_t)v) % ne];
+                    else
+                        test_random_fr(&in[v][i]);
+                }
+            for (size_t i = 0; i < n; i++) {
+                fr_mul(&want[i], &in[0][i], &in[1][i]);
+                fr_sub(&want[i], &want[i], &in[2][i]);
+            }
+            memset(&sentinel, 0x5a, sizeof sentinel);
+            fr_t *h = alias ? in[alias - 1] : out;
+            for (size_t i = n; i <= MAX; i++)
+                h[i] = sentinel;
+            fr_mul_sub_x8_n(h, in[0], in[1], in[2], n);
+            bool ok = memcmp(h, want, n * sizeof *h) == 0;
+            for (size_t i = n; i <= MAX; i++)
+                ok &= memcmp(&h[i], &sentinel, sizeof sentinel) == 0;
+            if (!CHECK(ok))
+                fprintf(stderr, "  fr_mul_sub_x8_n, n = %zu, output %d\n", n, alias);
+        }
+}
+
 int main(void)
 {
     test_init("test_fr_x8");
@@ -169,6 +204,7 @@ int main(void)
         test_skip("this CPU (or OS) has no AVX-512 IFMA: the 8-lane path is not tested");
     test_random(test_count(5000));
     test_edges();
+    test_mul_sub();
     /* With the assembly path off, fr_mul is the portable C one: compare with it too. */
     bool asm_was = cpu_use_asm;
     cpu_set_asm(false);

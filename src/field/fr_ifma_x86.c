@@ -1,4 +1,4 @@
-/* fr_x8.h: the 8-lane Fr core as functions over fr_t arrays, for tests. Compiled with
+/* fr_x8.h: the 8-lane Fr core as functions over fr_t arrays. Compiled with
  * -mavx512f -mavx512ifma (CMakeLists.txt: files named *_ifma_x86.c). */
 #include "field/fr_x8.h"
 #include "field/fr_x8_impl.h"
@@ -40,6 +40,28 @@ void fr_mul_x8(fr_t r[8], const fr_t a[8], const fr_t b[8])
     frx8_load(&y, b);
     frx8_mul(&x, &x, &y);
     store_canonical(r, &x);
+}
+
+/* ab < 1.46r (a, b < r), c < r: ab - c + 9r < 10.5r, canonical from there. */
+void fr_mul_sub_x8_n(fr_t *h, const fr_t *a, const fr_t *b, const fr_t *c, size_t n)
+{
+    static const uint64_t K9[5] = FRX8_K9;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        frx8 x, y, z;
+        frx8_load(&x, a + i);
+        frx8_load(&y, b + i);
+        frx8_load(&z, c + i);
+        frx8_mul(&x, &x, &y);
+        frx8_sub_raw(&x, &x, &z, K9);
+        frx8_normalize(&x);
+        store_canonical(h + i, &x);
+    }
+    for (; i < n; i++) {
+        fr_t ab;
+        fr_mul(&ab, &a[i], &b[i]);
+        fr_sub(&h[i], &ab, &c[i]);
+    }
 }
 
 void fr_mul_x8_lazy(fr_t r[8], const fr_t a[8], const unsigned ka[8], const fr_t b[8])
