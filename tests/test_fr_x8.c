@@ -28,35 +28,6 @@ static void report(bool ok, const char *what, size_t lane, const fr_t *a, const 
     fprintf(stderr, "\n");
 }
 
-/* Raw limbs (the Montgomery form itself), all below r. */
-static size_t edge_values(fr_t *e)
-{
-    size_t n = 0;
-    fr_zero(&e[n++]);
-    fr_one(&e[n++]);
-    fr_one(&e[n]);
-    fr_neg(&e[n], &e[n]);
-    n++;
-    memset(&e[n], 0, sizeof e[n]);
-    e[n++].l[0] = 1;                           /* raw 1: 1 / R */
-    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l); /* r - 1, r - 2 */
-    e[n++].l[0] -= 1;
-    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l);
-    e[n++].l[0] -= 2;
-    /* 2^k - 1 and 2^k at the 52-bit limb boundaries the vector code splits at, the 64-bit
-     * ones it joins at, and the top (r > 2^254). */
-    static const unsigned bits[] = {52, 64, 104, 128, 156, 192, 208, 254};
-    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
-        memset(&e[n], 0, sizeof e[n]);
-        e[n++].l[bits[i] / 64] = 1ull << (bits[i] % 64);
-        memset(&e[n], 0, sizeof e[n]);
-        for (unsigned b = 0; b < bits[i]; b++)
-            e[n].l[b / 64] |= 1ull << (b % 64);
-        n++;
-    }
-    return n;
-}
-
 /* Lifts: lane k of the lazy calls adds lift(k) r, spanning 0 to the maximum. */
 static void lifts(unsigned k[8], unsigned max, size_t salt)
 {
@@ -142,8 +113,8 @@ static void test_random(size_t rounds)
 
 static void test_edges(void)
 {
-    fr_t e[24];
-    size_t n = edge_values(e);
+    fr_t e[TEST_FR_EDGES];
+    size_t n = test_fr_edge_values(e);
     /* Every ordered pair, each pair in a rotating lane beside random neighbours; the
      * twiddle lane an edge value too. */
     for (size_t i = 0; i < n; i++)
@@ -168,8 +139,8 @@ static void test_edges(void)
 static void test_mul_sub(void)
 {
     enum { MAX = 19 };
-    fr_t e[24];
-    size_t ne = edge_values(e);
+    fr_t e[TEST_FR_EDGES];
+    size_t ne = test_fr_edge_values(e);
     for (size_t n = 0; n <= MAX; n++)
         for (int alias = 0; alias < 4; alias++) {
             fr_t in[3][MAX + 1], out[MAX + 1], want[MAX + 1], sentinel;

@@ -26,32 +26,6 @@ enum { MAX_LOG = 16 };
 /* Outputs of one run of everything: OPS arrays of n. */
 enum { OPS = 10 };
 
-static size_t edge_values(fr_t *e)
-{
-    size_t n = 0;
-    fr_zero(&e[n++]);
-    fr_one(&e[n++]);
-    fr_one(&e[n]);
-    fr_neg(&e[n], &e[n]);
-    n++;
-    memset(&e[n], 0, sizeof e[n]);
-    e[n++].l[0] = 1;
-    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l); /* r - 1, r - 2 */
-    e[n++].l[0] -= 1;
-    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l);
-    e[n++].l[0] -= 2;
-    static const unsigned bits[] = {52, 64, 104, 128, 156, 192, 208, 254};
-    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
-        memset(&e[n], 0, sizeof e[n]);
-        e[n++].l[bits[i] / 64] = 1ull << (bits[i] % 64);
-        memset(&e[n], 0, sizeof e[n]);
-        for (unsigned b = 0; b < bits[i]; b++)
-            e[n].l[b / 64] |= 1ull << (b % 64);
-        n++;
-    }
-    return n;
-}
-
 /* out[0..OPS n) = every transform of x (and of x, y, z for H). */
 static void run_all(fr_t *out, const ntt_domain *d, const fr_t *x, const fr_t *y,
                     const fr_t *z, const fr_t *shift, const fr_t *scale)
@@ -115,8 +89,8 @@ static void compare(const ntt_domain *d, const fr_t *x, const fr_t *y, const fr_
 static void compare_inputs(const ntt_domain *d, const char *plan, size_t round)
 {
     size_t n = ntt_domain_size(d);
-    fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *z = test_fr_vec(n), e[24];
-    size_t ne = edge_values(e);
+    fr_t *x = test_fr_vec(n), *y = test_fr_vec(n), *z = test_fr_vec(n), e[TEST_FR_EDGES];
+    size_t ne = test_fr_edge_values(e);
     test_random_fr_vec(x, n);
     test_random_fr_vec(y, n);
     test_random_fr_vec(z, n);
