@@ -8,7 +8,9 @@
  * Prints the best of R runs (default 3) in ms and points per second; for H the count is
  * the n output points (each needs 6 transforms of n points). The first lines are the
  * single-thread baseline the transforms are made of: fr_mul throughput and one radix-2
- * butterfly (in-cache block of 2^12, all levels) in ns. */
+ * butterfly (in-cache block of 2^12, all levels) in ns, and where the CPU has AVX-512 IFMA
+ * the leaf pass over such a block per butterfly on both paths. G16_CPU_IFMA=0 runs the
+ * transforms on the scalar path. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,27 @@ static void baseline(void)
     double bf_ns = (now_ms() - t) * 1e6 / ((double)reps * LOG * N / 2);
     printf("baseline (1 thread): fr_mul %.2f ns, butterfly in cache %.2f ns (%llx)\n", mul_ns,
            bf_ns, (unsigned long long)(acc[0].l[0] ^ x[3].l[0]));
+
+    /* The leaf pass on one block (DIF only: loads, butterflies, canonical form, stores)
+     * on both paths, alternating, best of the rounds: the IFMA butterfly against the
+     * scalar one with the conversions counted. */
+    if (!cpu_ifma_available())
+        return;
+    bool was = cpu_use_ifma;
+    double best[2] = {1e300, 1e300};
+    ntt_leaf_pass p = {.x = x, .log_n = LOG, .leaf = LOG, .dif_tab = tab};
+    for (int round = 0; round < 5; round++)
+        for (int ifma = 0; ifma < 2; ifma++) {
+            cpu_set_ifma(ifma);
+            t = now_ms();
+            for (int r = 0; r < 16; r++)
+                ntt_leaf_pass_run(&p);
+            double ns = (now_ms() - t) * 1e6 / (16.0 * LOG * N / 2);
+            best[ifma] = ns < best[ifma] ? ns : best[ifma];
+        }
+    cpu_set_ifma(was);
+    printf("leaf pass 2^%d (1 thread), per butterfly: scalar %.2f ns, IFMA %.2f ns\n", LOG,
+           best[0], best[1]);
 }
 
 static void row(const char *what, unsigned log2n, double ms, size_t points)
@@ -96,8 +119,9 @@ int main(int argc, char **argv)
         max_log = NTT_MAX_LOG2N;
     if (reps < 1)
         reps = 1;
-    printf("bench_ntt: %u threads, assembly %s, best of %u, plan %s\n", parallel_threads(),
-           cpu_use_asm ? "on" : "off", reps, leaf || tile ? "custom" : "default");
+    printf("bench_ntt: %u threads, assembly %s, IFMA %s, best of %u, plan %s\n",
+           parallel_threads(), cpu_use_asm ? "on" : "off", cpu_use_ifma ? "on" : "off", reps,
+           leaf || tile ? "custom" : "default");
     baseline();
     printf("| %-22s | size | %10s | %12s |\n", "operation", "ms", "points/s");
     printf("|------------------------|------|------------|--------------|\n");

@@ -272,3 +272,31 @@ void test_random_fr_vec(fr_t *x, size_t n)
     for (size_t i = 0; i < n; i++)
         test_random_fr(&x[i]);
 }
+
+size_t test_fr_edge_values(fr_t e[TEST_FR_EDGES])
+{
+    size_t n = 0;
+    fr_zero(&e[n++]);
+    fr_one(&e[n++]);
+    fr_one(&e[n]);
+    fr_neg(&e[n], &e[n]);
+    n++;
+    memset(&e[n], 0, sizeof e[n]);
+    e[n++].l[0] = 1;                           /* raw 1: 1 / R */
+    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l); /* r - 1, r - 2 */
+    e[n++].l[0] -= 1;
+    memcpy(e[n].l, FR_MODULUS, sizeof e[n].l);
+    e[n++].l[0] -= 2;
+    /* 2^k - 1 and 2^k at the 52-bit limb boundaries the vector code splits at, the 64-bit
+     * ones it joins at, and the top (r > 2^254). */
+    static const unsigned bits[] = {52, 64, 104, 128, 156, 192, 208, 254};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+        memset(&e[n], 0, sizeof e[n]);
+        e[n++].l[bits[i] / 64] = 1ull << (bits[i] % 64);
+        memset(&e[n], 0, sizeof e[n]);
+        for (unsigned b = 0; b < bits[i]; b++)
+            e[n].l[b / 64] |= 1ull << (b % 64);
+        n++;
+    }
+    return n;
+}

@@ -36,6 +36,10 @@ void test_random_fr(fr_t *r);
  * n seeded random elements. */
 fr_t *test_fr_vec(size_t n);
 void test_random_fr_vec(fr_t *x, size_t n);
+/* Edge elements of Fr as raw Montgomery limbs, all below r: 0, 1, -1, raw 1, r - 1, r - 2,
+ * and 2^k, 2^k - 1 at the 52- and 64-bit limb boundaries and 2^254. Returns the count. */
+#define TEST_FR_EDGES 24
+size_t test_fr_edge_values(fr_t e[TEST_FR_EDGES]);
 
 bool test_check(bool ok, const char *expr, const char *file, int line);
 bool test_check_bytes(const uint8_t *got, const uint8_t *want, size_t n, const char *what,

@@ -4,8 +4,9 @@
  * ADOX) a hand-scheduled assembly path is chosen at start-up. Tests run both.
  *
  * Independently, CPUs with AVX-512 IFMA (and an OS that saves the zmm state) get 8-lane
- * Fp products (fp_x8.h) in the G1 MSM's batch affine additions. G16_CPU_IFMA=0 in the
- * environment turns that path off at start-up, for tests and benchmarks. */
+ * Fp products (fp_x8.h) in the MSMs' batch affine additions and 8-lane Fr butterflies
+ * (fr_x8.h) in the NTT. G16_CPU_IFMA=0 in the environment turns that path off at
+ * start-up, for tests and benchmarks. */
 #ifndef G16_FIELD_CPU_H
 #define G16_FIELD_CPU_H
 

@@ -1,6 +1,8 @@
 /* h from a, b, c: see h_poly.h. */
 #include "groth16/h_poly.h"
 
+#include "field/cpu.h"
+#include "field/fr_x8.h"
 #include "util/status.h"
 
 void h_poly_shift(fr_t *shift, unsigned log2n, h_poly_convention convention)
@@ -21,6 +23,12 @@ typedef struct {
 static void combine(void *ctx, fr_t *values, size_t begin, size_t count)
 {
     const combine_ctx *k = ctx;
+#ifdef G16_HAVE_IFMA
+    if (cpu_use_ifma) {
+        fr_mul_sub_x8_n(k->h + begin, k->a + begin, k->b + begin, values, count);
+        return;
+    }
+#endif
     for (size_t i = 0; i < count; i++) {
         fr_t ab;
         fr_mul(&ab, &k->a[begin + i], &k->b[begin + i]);

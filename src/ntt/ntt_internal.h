@@ -15,6 +15,7 @@
 #include "field/fr.h"
 #include "field/mont.h"
 #include "ntt/ntt.h"
+#include "util/parallel.h"
 
 /* The default plan: column tiles of at most 2^NTT_TILE_LOG_MAX rows by
  * 2^NTT_TILE_COLS_LOG columns (2^12 points, 128 KiB with their twiddles: L2), in-cache
@@ -149,6 +150,11 @@ typedef struct {
 /* Scratch elements one worker needs for column passes of up to 2^k_max rows. */
 size_t ntt_column_scratch(unsigned k_max);
 void ntt_column_pass_run(ntt_column_pass *p);
+/* A tile's width: 2^NTT_TILE_COLS_LOG columns, fewer when the sub-problem is narrower. */
+unsigned ntt_column_cols_log(const ntt_column_pass *p);
+/* Item `item` of a column pass (one tile): returns the index of its first element and
+ * sets beta[c] = sigma_m * omega_m^(c0 + c) for its 2^cols_log columns c0 + c. */
+size_t ntt_column_item(const ntt_column_pass *p, size_t item, fr_t beta[]);
 
 /* The leaf pass: every block of 2^leaf contiguous points gets, in order, a DIF with
  * dif_tab (if not NULL), a multiplication by scale (if has_scale), a DIT with dit_tab (if
@@ -164,6 +170,19 @@ typedef struct {
 } ntt_leaf_pass;
 
 void ntt_leaf_pass_run(ntt_leaf_pass *p);
+
+/* Runs body over items [0, items) of a pass over `points` points: on the caller's thread
+ * below NTT_SERIAL_BELOW points, else on the pool. */
+void ntt_run_items(size_t items, size_t points, parallel_body body, void *ctx);
+
+#ifdef G16_HAVE_IFMA
+/* The same two passes with 8-lane AVX-512 IFMA butterflies (ntt_ifma_x86.c), bit for bit
+ * the results of the scalar ones; call only while cpu_use_ifma. They return false, having
+ * done nothing, for shapes they do not take (tiles narrower than 8 columns, leaf blocks
+ * below 64 points) and when the leaf's 52-bit copies cannot be allocated. */
+bool ntt_column_pass_run_x8(ntt_column_pass *p);
+bool ntt_leaf_pass_run_x8(ntt_leaf_pass *p);
+#endif
 
 /* dst = src over n elements, multithreaded. */
 void ntt_copy(fr_t *dst, const fr_t *src, size_t n);

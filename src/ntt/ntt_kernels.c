@@ -1,8 +1,8 @@
 /* Butterflies, the column and leaf passes, the bit-reversal permutation. */
 #include <string.h>
 
+#include "field/cpu.h"
 #include "ntt/ntt_internal.h"
-#include "util/parallel.h"
 
 void ntt_table_build(fr_t *tab, unsigned levels, const fr_t *omega, const fr_t *sigma)
 {
@@ -227,7 +227,7 @@ void ntt_dit_block(fr_t *x, unsigned levels, unsigned cols_log, const fr_t *tab)
 
 /* --- passes ------------------------------------------------------------------------------ */
 
-static void run_items(size_t items, size_t points, parallel_body body, void *ctx)
+void ntt_run_items(size_t items, size_t points, parallel_body body, void *ctx)
 {
     if (points < NTT_SERIAL_BELOW)
         body(ctx, 0, items, 0);
@@ -242,38 +242,45 @@ size_t ntt_column_scratch(unsigned k_max)
     return (size_t)2 << (k_max + NTT_TILE_COLS_LOG);
 }
 
-static unsigned column_cols_log(const ntt_column_pass *p)
+unsigned ntt_column_cols_log(const ntt_column_pass *p)
 {
     unsigned t_log = p->log_m - p->k;
     return t_log < NTT_TILE_COLS_LOG ? t_log : NTT_TILE_COLS_LOG;
 }
 
+size_t ntt_column_item(const ntt_column_pass *p, size_t item, fr_t beta[])
+{
+    unsigned cl = ntt_column_cols_log(p), groups_log = p->log_m - p->k - cl;
+    size_t pow_mask = ((size_t)1 << p->pow_bits) - 1;
+    unsigned stride_log = p->log_n - p->log_m; /* omega_m = omega_n^(2^stride_log) */
+    size_t sub = item >> groups_log;
+    size_t c0 = (item & (((size_t)1 << groups_log) - 1)) << cl;
+    for (size_t cc = 0; cc < (size_t)1 << cl; cc++) {
+        size_t e = (c0 + cc) << stride_log;
+        fr_mul(&beta[cc], &p->pow_lo[e & pow_mask], &p->pow_hi[e >> p->pow_bits]);
+        if (!p->sigma_is_one)
+            fr_mul(&beta[cc], &beta[cc], &p->sigma_m);
+    }
+    return (sub << p->log_m) + c0;
+}
+
 static void column_body(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     const ntt_column_pass *p = ctx;
-    unsigned k = p->k, cl = column_cols_log(p), t_log = p->log_m - k;
+    unsigned k = p->k, cl = ntt_column_cols_log(p), t_log = p->log_m - k;
     size_t rows = (size_t)1 << k, cols = (size_t)1 << cl;
-    size_t groups_log = t_log - cl;
-    size_t pow_mask = ((size_t)1 << p->pow_bits) - 1;
-    unsigned stride_log = p->log_n - p->log_m; /* omega_m = omega_n^(2^stride_log) */
     fr_t *tile = p->scratch + (size_t)worker * p->scratch_stride;
     fr_t *tw = tile + (rows << cl);
     fr_t beta[1 << NTT_TILE_COLS_LOG], acc[1 << NTT_TILE_COLS_LOG];
 
     for (size_t item = begin; item < end; item++) {
-        size_t sub = item >> groups_log;
-        size_t c0 = (item & (((size_t)1 << groups_log) - 1)) << cl;
-        size_t origin = (sub << p->log_m) + c0;
+        size_t origin = ntt_column_item(p, item, beta);
         fr_t *base = p->x + origin;
         for (size_t r = 0; r < rows; r++)
             memcpy(tile + (r << cl), base + (r << t_log), cols * sizeof(fr_t));
 
         /* Twiddle chains, one per lane, interleaved so the products overlap. */
         for (size_t cc = 0; cc < cols; cc++) {
-            size_t e = (c0 + cc) << stride_log;
-            fr_mul(&beta[cc], &p->pow_lo[e & pow_mask], &p->pow_hi[e >> p->pow_bits]);
-            if (!p->sigma_is_one)
-                fr_mul(&beta[cc], &beta[cc], &p->sigma_m);
             if (p->has_scale)
                 acc[cc] = p->scale;
             else
@@ -310,9 +317,13 @@ static void column_body(void *ctx, size_t begin, size_t end, unsigned worker)
 
 void ntt_column_pass_run(ntt_column_pass *p)
 {
-    unsigned cl = column_cols_log(p);
+#ifdef G16_HAVE_IFMA
+    if (cpu_use_ifma && ntt_column_pass_run_x8(p))
+        return;
+#endif
+    unsigned cl = ntt_column_cols_log(p);
     size_t items = (size_t)1 << (p->log_n - p->k - cl);
-    run_items(items, (size_t)1 << p->log_n, column_body, p);
+    ntt_run_items(items, (size_t)1 << p->log_n, column_body, p);
 }
 
 static void leaf_body(void *ctx, size_t begin, size_t end, unsigned worker)
@@ -335,7 +346,11 @@ static void leaf_body(void *ctx, size_t begin, size_t end, unsigned worker)
 
 void ntt_leaf_pass_run(ntt_leaf_pass *p)
 {
-    run_items((size_t)1 << (p->log_n - p->leaf), (size_t)1 << p->log_n, leaf_body, p);
+#ifdef G16_HAVE_IFMA
+    if (cpu_use_ifma && ntt_leaf_pass_run_x8(p))
+        return;
+#endif
+    ntt_run_items((size_t)1 << (p->log_n - p->leaf), (size_t)1 << p->log_n, leaf_body, p);
 }
 
 /* --- copies and the bit reversal ------------------------------------------------------- */
@@ -422,5 +437,5 @@ void ntt_bit_reverse(fr_t *x, unsigned log2n)
         return;
     }
     bitrev_ctx c = {x, log2n};
-    run_items((size_t)1 << (log2n - 2 * BR_Q), n, bitrev_body, &c);
+    ntt_run_items((size_t)1 << (log2n - 2 * BR_Q), n, bitrev_body, &c);
 }
