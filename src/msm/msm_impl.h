@@ -8,9 +8,10 @@
  *  - Tasks. Window j of point range p is one task with private buckets; it ends with its
  *    window sum S(j, p) = sum_b (b+1) B_b. Ranges split the points only as far as the
  *    thread count needs (choose_chunks): every extra range repeats the bucket reduction.
- *    Scalars equal to one form further tasks of ONES_CHUNK points each. All tasks go
- *    through one parallel_for, windows first, so that the short ones-tasks fill in at
- *    the end; buckets and batches live in per-worker scratch allocated before it starts.
+ *    Scalars equal to one form further tasks of up to ONES_CHUNK points each. All tasks
+ *    go through one parallel_for, windows first (the top one, possibly the longest,
+ *    leading), so that the short ones-tasks fill in at the end; buckets and batches
+ *    live in per-worker scratch allocated before it starts.
  *  - Accumulation, batch affine (the default for large tasks): buckets hold affine
  *    points, and additions B_b += P wait in a batch whose denominators x_P - x_B share
  *    one field inversion (Montgomery's trick, 3 products per element). An affine
@@ -26,9 +27,10 @@
  *    addition per inversion. The batch is a quarter of the buckets, at most BATCH_MAX. Batch affine accumulation is the method of gnark-crypto and of several
  *    ZPrize 2022 MSM entries; Montgomery's trick is from P. L. Montgomery, "Speeding the
  *    Pollard and elliptic curve methods of factorization", Math. Comp. 48 (1987).
- *  - Accumulation, sorted (the top window, whose digits reach only 2^(255 - c(W-1))
- *    buckets: too few for a batch): points sorted by bucket chunk by chunk, each
- *    bucket's points summed by the affine trees below, the chunks' sums in XYZZ.
+ *  - Replicated buckets (the top window, whose digits reach only nb = 2^(255 - c(W-1))
+ *    < M buckets, too few for a batch: it would meet its own buckets on most points):
+ *    point i goes to replica i mod (M / nb) of its bucket, so the window batches like
+ *    a full one; each bucket's replicas are then summed by the affine trees below.
  *  - Accumulation, XYZZ (small tasks, where a batch would not amortise an inversion):
  *    buckets in XYZZ coordinates, one mixed addition per point (EFD madd-2008-s).
  *  - Reduction, XYZZ buckets: the running sum R_b = sum_{i >= b} B_i, S = sum_b R_b, two
@@ -108,8 +110,11 @@ enum {
     BATCH_MAX_X8 = 2048,
     BATCH_X8_MIN_BUCKETS = 1 << 15,
     /* Ones summed by one tree: a level's batch is large enough to amortise its
-     * inversion until the tree narrows to ONES_TAIL. */
+     * inversion until the tree narrows to ONES_TAIL. Fewer ones are cut into four
+     * tasks per thread, at least ONES_CHUNK_MIN each: three tasks on two threads left
+     * one idle for half a task (the tail of a 2^17 prove's G2 MSM). */
     ONES_CHUNK = 16384,
+    ONES_CHUNK_MIN = 2048,
     ONES_TAIL = 32,
     /* AUTO takes batch affine accumulation from this many points per task and batches
      * of at least BATCH_AFFINE_MIN_BATCH (c >= 10): measured crossover, one thread, G1
@@ -149,10 +154,10 @@ typedef struct {
     void *tx8;          /* MSM_BATCH_INV_X8's scratch for T / 2 */
     uint8_t *tkind;     /* [T / 2] */
     uint32_t *tia, *tib; /* [T / 2]: a level's additions, pts[tia] += pts[tib] */
-    size_t tree_cap;    /* T */
-    /* Groups of a reduction (max(L, M / L) <= sqrt(2M) of them) or of a sorted window
-     * (fewer than 4 batch_max): points in each, and where each starts. */
-    uint32_t *glen, *goff;
+    /* Groups of a reduction: max(L, M / L) <= sqrt(2M) of them, or nb < M of a window
+     * with replicated buckets: points in each, and (replicas) their XYZZ sums. */
+    uint32_t *glen;
+    XYZZ *gxyzz;
     void *block;        /* the one allocation everything above points into */
 } scratch_t;
 
@@ -166,6 +171,7 @@ typedef struct {
     size_t batch_max;         /* pending additions per inversion */
     size_t window_tasks;      /* windows * chunks */
     size_t ones_tasks;
+    size_t ones_chunk;        /* ones per ones-task */
     bool batch_affine;
     JAC *window_sum;          /* [window_tasks], index j * chunks + p */
     JAC *ones_sum;            /* [ones_tasks] */
@@ -552,6 +558,57 @@ static void reduce_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s)
     FN(xyzz_add)(sum, &t, &over);
 }
 
+/* sum = sum_b (b+1) bucket[b] over m XYZZ buckets: the running sum with lazy gaps. */
+static void xyzz_bucket_sum(XYZZ *sum, const XYZZ *bucket, size_t m)
+{
+    XYZZ run, total;
+    FN(xyzz_set_infinity)(&run);
+    FN(xyzz_set_infinity)(&total);
+    size_t same = 0;
+    for (size_t b = m; b-- > 0;) {
+        if (!FN(xyzz_is_infinity)(&bucket[b])) {
+            if (same && !FN(xyzz_is_infinity)(&run))
+                xyzz_add_multiple(&total, &run, same);
+            same = 0;
+            FN(xyzz_add)(&run, &run, &bucket[b]);
+        }
+        same++;
+    }
+    if (!FN(xyzz_is_infinity)(&run))
+        xyzz_add_multiple(&total, &run, same);
+    *sum = total;
+}
+
+/* The window sum of a window whose digits reach only nb < M buckets (the top window:
+ * its digits are below 2^(255 - c(W-1)), 8 buckets at c = 14, 256 at c = 13), whose
+ * points went to K = M / nb replicas of each bucket (so that the batch meets no more of
+ * its own buckets than in a full window): each bucket's replicas summed by the affine
+ * trees, their overflow parts added, then the running sum over nb buckets. */
+static void reduce_replicas(XYZZ *sum, const run_ctx *x, scratch_t *s, size_t nb,
+                            unsigned rep_log)
+{
+    size_t k = (size_t)1 << rep_log;
+    AFF *pts = s->tree;
+    uint32_t *len = s->glen;
+    XYZZ *bucket = s->gxyzz;
+    for (size_t b = 0; b < nb; b++) {
+        len[b] = 0;
+        FN(xyzz_set_infinity)(&bucket[b]);
+    }
+    for (size_t r = 0; r < x->buckets; r++) {
+        size_t b = r >> rep_log;
+        if (s->flags[r] & B_OCCUPIED)
+            pts[b * k + len[b]++] = s->aff[r];
+        if (s->flags[r] & B_SLOT)
+            FN(xyzz_add)(&bucket[b], &bucket[b], &s->xyzz[s->slot[r]]);
+    }
+    tree_sum_groups(pts, k, NULL, len, nb, 1, s);
+    for (size_t b = 0; b < nb; b++)
+        if (len[b])
+            FN(xyzz_add_mixed)(&bucket[b], &bucket[b], &pts[b * k]);
+    xyzz_bucket_sum(sum, bucket, nb);
+}
+
 static void flush_and_retry(scratch_t *s, const run_ctx *x);
 
 /* Bucket b += *p, where p is the next batch slot s->pt[s->pending] or a queued point.
@@ -610,12 +667,18 @@ static void flush_and_retry(scratch_t *s, const run_ctx *x)
         schedule(s, x, bkt[i], &pt[i]);
 }
 
-/* Buckets of window w over prepared scalars [lo, hi), batch affine; then the window sum. */
+/* Buckets of window w over prepared scalars [lo, hi), batch affine; then the window sum.
+ * nb: the buckets the window's digits reach; with nb < M, point i goes to replica
+ * i mod (M / nb) of its bucket (reduce_replicas). */
 static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
-                                const msm_window_reader *w, size_t lo, size_t hi)
+                                const msm_window_reader *w, size_t lo, size_t hi, size_t nb)
 {
     const uint64_t(*k)[4] = x->s->other_k;
     const uint32_t *index = x->s->other_index;
+    unsigned rep_log = 0;
+    while ((nb << rep_log) < x->buckets)
+        rep_log++;
+    uint32_t rep_mask = ((uint32_t)1 << rep_log) - 1;
     memset(s->flags, 0, x->buckets);
     s->slots_used = 0;
     s->pending = 0;
@@ -624,7 +687,8 @@ static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
         if (i + PREFETCH < hi) {
             /* The bucket array is megabytes (beyond L2) and read at random. */
             int32_t da = msm_window_digit(w, k[i + PREFETCH]);
-            uint32_t ba = (uint32_t)(da < 0 ? -da : da) - 1;
+            uint32_t ba = (((uint32_t)(da < 0 ? -da : da) - 1) << rep_log) |
+                          ((uint32_t)(i + PREFETCH) & rep_mask);
             if (da != 0) {
                 /* Both ends: a point spans two or three cache lines. */
                 const char *pb = (const char *)&s->aff[ba];
@@ -649,84 +713,17 @@ static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
         } else {
             b = (uint32_t)d - 1;
         }
-        schedule(s, x, b, p);
+        schedule(s, x, (b << rep_log) | ((uint32_t)i & rep_mask), p);
     }
     do
         flush_and_retry(s, x);
     while (s->queued);
     batch_flush(s);
 
-    reduce_batch_affine(sum, x, s);
-}
-
-/* sum = sum_b (b+1) bucket[b] over m XYZZ buckets: the running sum with lazy gaps. */
-static void xyzz_bucket_sum(XYZZ *sum, const XYZZ *bucket, size_t m)
-{
-    XYZZ run, total;
-    FN(xyzz_set_infinity)(&run);
-    FN(xyzz_set_infinity)(&total);
-    size_t same = 0;
-    for (size_t b = m; b-- > 0;) {
-        if (!FN(xyzz_is_infinity)(&bucket[b])) {
-            if (same && !FN(xyzz_is_infinity)(&run))
-                xyzz_add_multiple(&total, &run, same);
-            same = 0;
-            FN(xyzz_add)(&run, &run, &bucket[b]);
-        }
-        same++;
-    }
-    if (!FN(xyzz_is_infinity)(&run))
-        xyzz_add_multiple(&total, &run, same);
-    *sum = total;
-}
-
-/* Buckets of a window whose digits reach only nb buckets, too few for a batch (which
- * needs ~4 batch_max of them: it would meet its own buckets on most points and send them
- * to the XYZZ overflow): the top window, whose digits are below 2^(255 - c(W-1)) (8
- * buckets at c = 14, 256 at c = 13, one at c = 15). Chunk by chunk, the points are
- * sorted by bucket and each bucket's points summed by the affine trees; the chunks'
- * sums meet in XYZZ buckets. */
-static void window_sorted(XYZZ *sum, const run_ctx *x, scratch_t *s,
-                          const msm_window_reader *w, size_t lo, size_t hi, size_t nb)
-{
-    const uint64_t(*k)[4] = x->s->other_k;
-    const uint32_t *index = x->s->other_index;
-    XYZZ *bucket = s->xyzz;
-    uint32_t *off = s->goff, *len = s->glen;
-    for (size_t b = 0; b < nb; b++)
-        FN(xyzz_set_infinity)(&bucket[b]);
-    for (size_t c0 = lo; c0 < hi; c0 += s->tree_cap) {
-        size_t c1 = hi - c0 < s->tree_cap ? hi : c0 + s->tree_cap;
-        memset(len, 0, nb * sizeof *len);
-        for (size_t i = c0; i < c1; i++) {
-            int32_t d = msm_window_digit(w, k[i]);
-            if (d != 0)
-                len[(d < 0 ? -d : d) - 1]++;
-        }
-        uint32_t start = 0;
-        for (size_t b = 0; b < nb; b++) {
-            off[b] = start;
-            start += len[b];
-            len[b] = 0;
-        }
-        for (size_t i = c0; i < c1; i++) {
-            int32_t d = msm_window_digit(w, k[i]);
-            if (d == 0)
-                continue;
-            uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
-            AFF *p = &s->tree[off[b] + len[b]];
-            if (!load_base(p, x->bases, index[i]))
-                continue;
-            if (d < 0)
-                F(neg)(&p->y, &p->y);
-            len[b]++;
-        }
-        tree_sum_groups(s->tree, 0, off, len, nb, 1, s);
-        for (size_t b = 0; b < nb; b++)
-            if (len[b])
-                FN(xyzz_add_mixed)(&bucket[b], &bucket[b], &s->tree[off[b]]);
-    }
-    xyzz_bucket_sum(sum, bucket, nb);
+    if (rep_log)
+        reduce_replicas(sum, x, s, nb, rep_log);
+    else
+        reduce_batch_affine(sum, x, s);
 }
 
 /* The same with XYZZ buckets. */
@@ -765,7 +762,8 @@ static void window_xyzz(XYZZ *sum, const run_ctx *x, scratch_t *s,
 static void ones_task(JAC *out, const run_ctx *x, scratch_t *s, size_t task)
 {
     const msm_scalars *sc = x->s;
-    size_t lo = task * ONES_CHUNK, hi = lo + ONES_CHUNK < sc->ones ? lo + ONES_CHUNK : sc->ones;
+    size_t lo = task * x->ones_chunk;
+    size_t hi = lo + x->ones_chunk < sc->ones ? lo + x->ones_chunk : sc->ones;
     AFF *tree = s->tree;
     uint32_t m = 0;
     for (size_t i = lo; i < hi; i++)
@@ -794,19 +792,21 @@ static void task_body(void *p, size_t begin, size_t end, unsigned worker)
             trace_end(trace_t, TRACE_KERNEL, "batch_add");
             continue;
         }
+        /* The top window first: with few buckets it costs more than a full window
+         * (~1.85x when its points were sorted into trees), and as the last task it left
+         * the other threads idle (~8% of a 2^17 MSM on two threads). */
         const msm_scalars *sc = x->s;
-        unsigned j = (unsigned)(t / x->chunks), c = (unsigned)(t % x->chunks);
+        unsigned j = sc->windows - 1 - (unsigned)(t / x->chunks);
+        unsigned c = (unsigned)(t % x->chunks);
         size_t lo = sc->others * c / x->chunks, hi = sc->others * (c + 1) / x->chunks;
         msm_window_reader w = msm_window_reader_make(sc->window_bits, sc->windows, j);
         XYZZ sum;
         size_t nb = j + 1 == sc->windows ? x->top_buckets : x->buckets;
-        if (x->batch_affine && nb < 4 * x->batch_max)
-            window_sorted(&sum, x, s, &w, lo, hi, nb);
-        else if (x->batch_affine)
-            window_batch_affine(&sum, x, s, &w, lo, hi);
+        if (x->batch_affine)
+            window_batch_affine(&sum, x, s, &w, lo, hi, nb);
         else
             window_xyzz(&sum, x, s, &w, lo, hi);
-        FN(xyzz_to_jac)(&x->window_sum[t], &sum);
+        FN(xyzz_to_jac)(&x->window_sum[(size_t)j * x->chunks + c], &sum);
     }
 }
 
@@ -861,12 +861,11 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             CARVE(qbkt_next, batch_cap / 2);
         }
     }
-    /* Trees: the ones' chunks, a reduction's buckets, a sorted window's chunks. */
-    size_t trees = ones || (batch_affine && buckets) ? (size_t)ONES_CHUNK : 0;
+    /* Trees: the ones' chunks, a reduction's buckets. */
+    size_t trees = ones ? (size_t)ONES_CHUNK : 0;
     if (batch_affine && buckets > trees)
         trees = buckets;
     if (trees) {
-        s->tree_cap = trees;
         CARVE(tree, trees);
         CARVE(tden, trees / 2 + 1);
         CARVE(tpre, trees / 2 + 1);
@@ -879,16 +878,10 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
         CARVE(tib, trees / 2 + 1);
     }
     if (batch_affine && buckets) {
-        /* max(L, M / L) = M >> h with M = 2^(c-1), h = floor((c-1) / 2); a sorted
-         * window has fewer than 4 batch_cap groups. */
-        unsigned log2m = 0;
-        while (((size_t)2 << log2m) <= buckets)
-            log2m++;
-        size_t groups = buckets >> (log2m / 2);
-        if (groups < 4 * batch_cap)
-            groups = 4 * batch_cap;
-        CARVE(glen, groups);
-        CARVE(goff, groups);
+        /* max(L, M / L) = M >> h with M = 2^(c-1), h = floor((c-1) / 2); a replicated
+         * window has up to M / 2 groups. */
+        CARVE(glen, buckets / 2 + 1);
+        CARVE(gxyzz, buckets / 2 + 1);
     }
 #undef CARVE
     s->block = block;
@@ -934,7 +927,11 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
                           s->others / x.chunks >= BATCH_AFFINE_MIN_POINTS &&
                           x.batch_max >= BATCH_AFFINE_MIN_BATCH);
     }
-    x.ones_tasks = (s->ones + ONES_CHUNK - 1) / ONES_CHUNK;
+    x.ones_chunk = (s->ones + 4 * threads - 1) / (4 * threads);
+    x.ones_chunk = x.ones_chunk < ONES_CHUNK_MIN ? ONES_CHUNK_MIN
+                   : x.ones_chunk > ONES_CHUNK   ? ONES_CHUNK
+                                                 : x.ones_chunk;
+    x.ones_tasks = (s->ones + x.ones_chunk - 1) / x.ones_chunk;
     size_t tasks = x.window_tasks + x.ones_tasks;
     if (tasks == 0)
         return G16_OK;
