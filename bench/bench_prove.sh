@@ -4,7 +4,7 @@
 # mulchain (~66k dense constraints), both domain 2^17, compiled with circom2 for
 # BLS12-381. The key comes from `g16 setup` (snarkjs proves with it as with its own:
 # tests/interop checks that), which avoids a 2^18 powers-of-tau ceremony in JavaScript.
-# Each prover runs RUNS times (default 3); the table shows the median.
+# Each prover runs RUNS times (default 3), the two alternating; the table shows the medians.
 # Usage: bench/bench_prove.sh [circuit...]   (needs `make` and tools/install-deps.sh test)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +43,15 @@ PY
   "${SJ[@]}" wtns calculate "$W/${c}_js/$c.wasm" "$W/input.json" "$W/witness.wtns" >/dev/null
   info=$("$G16" info "$W/$c.zkey" | grep -iE "domain|constraints" | head -2 | tr -s ' ' | tr '\n' ' ')
   echo "$c: $info"
-  sj=$(for i in $(seq "$RUNS"); do time_s "${SJ[@]}" groth16 prove "$W/$c.zkey" "$W/witness.wtns" "$W/sj_proof.json" "$W/sj_public.json"; done | median)
-  g=$(for i in $(seq "$RUNS"); do time_s "$G16" prove "$W/$c.zkey" "$W/witness.wtns" "$W/g_proof.json" "$W/g_public.json"; done | median)
+  # Interleaved (snarkjs, g16, snarkjs, ...): a shared machine's speed drifts over
+  # minutes, and the ratio should compare runs made under the same conditions.
+  sj_t=() g_t=()
+  for i in $(seq "$RUNS"); do
+    sj_t+=("$(time_s "${SJ[@]}" groth16 prove "$W/$c.zkey" "$W/witness.wtns" "$W/sj_proof.json" "$W/sj_public.json")")
+    g_t+=("$(time_s "$G16" prove "$W/$c.zkey" "$W/witness.wtns" "$W/g_proof.json" "$W/g_public.json")")
+  done
+  sj=$(printf '%s\n' "${sj_t[@]}" | median)
+  g=$(printf '%s\n' "${g_t[@]}" | median)
   "${SJ[@]}" groth16 verify "$W/vk.json" "$W/g_public.json" "$W/g_proof.json" | grep -q OK || { echo "snarkjs rejects g16's proof"; exit 1; }
   "$G16" prove "$W/$c.zkey" "$W/witness.wtns" "$W/g_proof.json" "$W/g_public.json" 2>&1 | sed 's/^/  /'
   rows+=("$(printf '%-16s %12s %12s %9s' "$c" "$sj s" "$g s" "$(awk -v a="$sj" -v b="$g" 'BEGIN {printf "%.1fx", a / b}')")")

@@ -1154,6 +1154,23 @@ static void test_zkey_rejections(void)
         CHECK(strstr(g16_last_error(), "section 4 (coefficients)") != NULL);
         wf_free(&w);
     }
+    /* Two bad entries, 5 and a later one: every task size reports the first (the check
+     * runs in parallel tasks and keeps the lowest index). */
+    {
+        wf_copy(&w, &base);
+        set_u32(&wf_find(&w, 4)->body, 4 + 5 * 44, 2);
+        set_u32(&wf_find(&w, 4)->body, 4 + 9 * 44 + 4, 8);
+        buf_t b = wf_serialize(&w);
+        opened_t o;
+        CHECK(open_bytes(&o, KIND_ZKEY, b.p, b.len, "circuit.zkey") == G16_ERR_FORMAT);
+        for (uint32_t chunk = 1; chunk <= 12; chunk++) {
+            CHECK(zkey_validate_coefs_by(&o.z, chunk) == G16_ERR_FORMAT);
+            CHECK(strstr(g16_last_error(), "entry 5: matrix 2") != NULL);
+        }
+        close_opened(&o);
+        buf_free(&b);
+        wf_free(&w);
+    }
     for (int variant = 0; variant < 2; variant++) {
         wf_copy(&w, &base);
         uint8_t *v = wf_find(&w, 4)->body.p + 4 + 5 * 44 + 12;

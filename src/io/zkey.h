@@ -100,8 +100,11 @@ void zkey_close(zkey_t *k);
 /* *c = coefficient entry i (< k->n_coefs), checked; G16_ERR_FORMAT names the entry and
  * the problem. */
 g16_status zkey_coef(zkey_coef_t *c, const zkey_t *k, uint32_t i);
-/* Checks every coefficient entry; the first bad one is reported. */
+/* Checks every coefficient entry, on every thread of util/parallel.h; the first bad one
+ * (the lowest index) is reported. */
 g16_status zkey_validate_coefs(const zkey_t *k);
+/* The same in tasks of `chunk` entries (zkey_validate_coefs: 2^16), for tests. */
+g16_status zkey_validate_coefs_by(const zkey_t *k, uint32_t chunk);
 
 /* The circuit's constraint count m, which the header does not hold: the public rows
  * (matrix 0, constraint m + s, signal s) for s = 0..nPublic come after the m real
