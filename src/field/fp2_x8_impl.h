@@ -103,48 +103,74 @@ typedef struct {
     fpx8 *pre, *norm; /* [groups] prefix products of the norms; the norms */
 } fp2x8_batch_inv;
 
+/* The trick one vector at a time (as fpx8_batch_inv_start and the rest): push groups
+ * 0, 1, ... in order, end, then pop them from the last down to 0 with the same vectors.
+ * scratch: FP2_X8_SCRATCH(8 * groups) bytes (fp_x8.h), 64-byte aligned, laid out as
+ * [pre: groups][norm: groups] vectors, so groups must be known at start. */
+static inline void fp2x8_batch_inv_start(fp2x8_batch_inv *st, void *scratch, size_t groups)
+{
+    st->pre = scratch;
+    st->norm = st->pre + groups;
+    fpx8_one(&st->inv); /* the running product of the norms until end */
+}
+
+static inline void fp2x8_batch_inv_push(fp2x8_batch_inv *st, size_t g, const fp2x8 *d)
+{
+    fpx8 n1;
+    fpx8_sqr(&st->norm[g], &d->c0);
+    fpx8_sqr(&n1, &d->c1);
+    fpx8_add(&st->norm[g], &st->norm[g], &n1);
+    st->pre[g] = st->inv;
+    fpx8_mul(&st->inv, &st->inv, &st->norm[g]);
+}
+
+static inline void fp2x8_batch_inv_end(fp2x8_batch_inv *st)
+{
+    fpx8_inv_lanes(&st->inv, &st->inv);
+}
+
+/* *dinv = 1 / d, d the vector pushed as group g. */
+static inline void fp2x8_batch_inv_pop(fp2x8 *dinv, fp2x8_batch_inv *st, size_t g,
+                                       const fp2x8 *d)
+{
+    static const uint64_t P2[8] = FPX8_2P;
+    fpx8 ninv, t;
+    fpx8_mul(&ninv, &st->inv, &st->pre[g]);
+    fpx8_mul(&st->inv, &st->inv, &st->norm[g]);
+    fpx8_mul(&dinv->c0, &d->c0, &ninv);
+    fpx8_mul(&t, &d->c1, &ninv);
+    fpx8 zero;
+    for (int j = 0; j < 8; j++)
+        zero.l[j] = _mm512_setzero_si512();
+    fpx8_sub(&dinv->c1, &zero, &t, P2);
+}
+
 /* The forward half over den[0..m) (every element non-zero; lanes past m hold 1).
  * scratch: FP2_X8_SCRATCH(m) bytes (fp_x8.h), 64-byte aligned. */
 static inline void fp2x8_batch_inv_begin(fp2x8_batch_inv *st, void *scratch,
                                          const fp2_t *den, size_t m)
 {
     size_t groups = (m + 7) / 8;
-    st->pre = scratch;
-    st->norm = st->pre + groups;
     fp2_t one;
     fp2_one(&one);
-    fpx8 acc, n1;
     fp2x8 d;
-    fpx8_one(&acc);
+    fp2x8_batch_inv_start(st, scratch, groups);
     for (size_t g = 0; g < groups; g++) {
         fp2x8_load_group(&d, den, g, m, &one);
-        fpx8_sqr(&st->norm[g], &d.c0);
-        fpx8_sqr(&n1, &d.c1);
-        fpx8_add(&st->norm[g], &st->norm[g], &n1);
-        st->pre[g] = acc;
-        fpx8_mul(&acc, &acc, &st->norm[g]);
+        fp2x8_batch_inv_push(st, g, &d);
     }
-    fpx8_inv_lanes(&st->inv, &acc);
+    fp2x8_batch_inv_end(st);
 }
 
 /* *dinv = 1 / den of group g; called for g from the last group down to 0. */
 static inline void fp2x8_batch_inv_next(fp2x8 *dinv, fp2x8_batch_inv *st, const fp2_t *den,
                                         size_t g, size_t m)
 {
-    static const uint64_t P2[8] = FPX8_2P;
     fp2_t one;
     fp2_one(&one);
-    fpx8 ninv;
     fp2x8 d;
-    fpx8_mul(&ninv, &st->inv, &st->pre[g]);
-    fpx8_mul(&st->inv, &st->inv, &st->norm[g]);
     fp2x8_load_group(&d, den, g, m, &one);
-    fpx8_mul(&dinv->c0, &d.c0, &ninv);
-    fpx8_mul(&d.c1, &d.c1, &ninv);
-    fpx8 zero;
-    for (int j = 0; j < 8; j++)
-        zero.l[j] = _mm512_setzero_si512();
-    fpx8_sub(&dinv->c1, &zero, &d.c1, P2);
+    fp2x8_batch_inv_pop(dinv, st, g, &d);
 }
 
 #endif

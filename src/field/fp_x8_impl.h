@@ -346,21 +346,45 @@ typedef struct {
     fpx8 *pre; /* [groups] lane products of the groups before g */
 } fpx8_batch_inv;
 
-/* The forward half (lanes past m hold 1). scratch: FP_X8_SCRATCH(m) bytes, 64-aligned. */
+/* The trick one vector at a time, for callers that make the denominators as they go:
+ * push groups 0, 1, ... in order, end, then pop them from the last down to 0 with the
+ * same vectors (no lane zero). scratch: FP_X8_SCRATCH(8 * groups) bytes, 64-aligned. */
+static inline void fpx8_batch_inv_start(fpx8_batch_inv *st, void *scratch, size_t groups)
+{
+    (void)groups; /* the Fp2 version lays its scratch out by it */
+    st->pre = scratch;
+    fpx8_one(&st->inv); /* the running product until end */
+}
+
+static inline void fpx8_batch_inv_push(fpx8_batch_inv *st, size_t g, const fpx8 *d)
+{
+    st->pre[g] = st->inv;
+    fpx8_mul(&st->inv, &st->inv, d);
+}
+
+static inline void fpx8_batch_inv_end(fpx8_batch_inv *st) { fpx8_inv_lanes(&st->inv, &st->inv); }
+
+/* *dinv = 1 / d, d the vector pushed as group g. */
+static inline void fpx8_batch_inv_pop(fpx8 *dinv, fpx8_batch_inv *st, size_t g, const fpx8 *d)
+{
+    fpx8_mul(dinv, &st->inv, &st->pre[g]);
+    fpx8_mul(&st->inv, &st->inv, d);
+}
+
+/* The forward half over den[0..m) (lanes past m hold 1). scratch: FP_X8_SCRATCH(m) bytes,
+ * 64-aligned. */
 static inline void fpx8_batch_inv_begin(fpx8_batch_inv *st, void *scratch, const fp_t *den,
                                         size_t m)
 {
     fp_t one;
     fp_one(&one);
-    fpx8 acc, d;
-    st->pre = scratch;
-    fpx8_one(&acc);
+    fpx8 d;
+    fpx8_batch_inv_start(st, scratch, (m + 7) / 8);
     for (size_t g = 0; 8 * g < m; g++) {
         fpx8_load_group(&d, den, g, m, &one);
-        st->pre[g] = acc;
-        fpx8_mul(&acc, &acc, &d);
+        fpx8_batch_inv_push(st, g, &d);
     }
-    fpx8_inv_lanes(&st->inv, &acc);
+    fpx8_batch_inv_end(st);
 }
 
 /* *dinv = 1 / den of group g; called for g from the last group down to 0. */
@@ -371,8 +395,7 @@ static inline void fpx8_batch_inv_next(fpx8 *dinv, fpx8_batch_inv *st, const fp_
     fp_one(&one);
     fpx8 d;
     fpx8_load_group(&d, den, g, m, &one);
-    fpx8_mul(dinv, &st->inv, &st->pre[g]);
-    fpx8_mul(&st->inv, &st->inv, &d);
+    fpx8_batch_inv_pop(dinv, st, g, &d);
 }
 
 #endif

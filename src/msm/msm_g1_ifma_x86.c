@@ -15,6 +15,14 @@
 #include "field/fp_x8_impl.h"
 #include "msm/msm_internal.h"
 
+/* d = x_P - x_B, canonical: the denominator the scalar path computes with fp_sub. */
+static inline void den_x8(fpx8 *d, const fpx8 *xp, const fpx8 *xb)
+{
+    static const uint64_t P[8] = FPX8_P;
+    fpx8_sub(d, xp, xb, P);
+    fpx8_cond_sub(d, d, P);
+}
+
 static inline void affine_add_x8(fpx8 *x3, fpx8 *y3, const fpx8 *xb, const fpx8 *yb,
                                  const fpx8 *xp, const fpx8 *yp, const fpx8 *dinv)
 {

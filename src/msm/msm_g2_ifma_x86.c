@@ -16,6 +16,16 @@
 #include "field/fp2_x8_impl.h"
 #include "msm/msm_internal.h"
 
+/* d = x_P - x_B, canonical: the denominator the scalar path computes with fp2_sub. */
+static inline void den_x8(fp2x8 *d, const fp2x8 *xp, const fp2x8 *xb)
+{
+    static const uint64_t P[8] = FPX8_P;
+    fpx8_sub(&d->c0, &xp->c0, &xb->c0, P);
+    fpx8_sub(&d->c1, &xp->c1, &xb->c1, P);
+    fpx8_cond_sub(&d->c0, &d->c0, P);
+    fpx8_cond_sub(&d->c1, &d->c1, P);
+}
+
 static inline void affine_add_x8(fp2x8 *x3, fp2x8 *y3, const fp2x8 *xb, const fp2x8 *yb,
                                  const fp2x8 *xp, const fp2x8 *yp, const fp2x8 *dinv)
 {

@@ -137,7 +137,8 @@ typedef struct {
     AFF *aff;           /* [M] affine part of a bucket with B_OCCUPIED */
     XYZZ *xyzz;         /* [M] overflow pool (batch affine) or the buckets (XYZZ) */
     size_t slots_used;
-    /* The pending batch: additions aff[bkt[i]] += pt[i], den[i] = pt.x - aff.x. */
+    /* The pending batch: additions aff[bkt[i]] += pt[i] (x distinct); den: the scalar
+     * path's denominators. */
     AFF *pt;            /* [batch_max] */
     FE *den;            /* [batch_max] denominators, then their inverses */
     FE *pre;            /* [batch_max] prefix products */
@@ -190,6 +191,17 @@ static inline bool fe_is_zero(const FE *a)
     memcpy(w, a, sizeof w);
     for (size_t i = 0; i < sizeof(FE) / 8; i++)
         acc |= w[i];
+    return acc == 0;
+}
+
+/* a == b for canonical elements, inline as fe_is_zero. */
+static inline bool fe_equal(const FE *a, const FE *b)
+{
+    uint64_t u[sizeof(FE) / 8], v[sizeof(FE) / 8], acc = 0;
+    memcpy(u, a, sizeof u);
+    memcpy(v, b, sizeof v);
+    for (size_t i = 0; i < sizeof(FE) / 8; i++)
+        acc |= u[i] ^ v[i];
     return acc == 0;
 }
 
@@ -302,12 +314,15 @@ static inline void affine_finish2(AFF *r0, const AFF *a0, const AFF *b0, const F
 }
 
 /* dst[di[i]] += src[si[i]] (src[i] when si is NULL) for i < m in affine coordinates,
- * given den[i] = the x of the second point minus the x of the first (non-zero; replaced
- * by scratch). The dst[di[i]] must be distinct and none of them a source. One field
- * product at a time: the scalar path of the batch and tree functions below. */
+ * given distinct x in each pair; den and pre are m elements of scratch. The dst[di[i]]
+ * must be distinct and none of them a source. One field product at a time: the scalar
+ * path of the batch and tree functions below (which MSM_BATCH_ADD_X8 and
+ * MSM_PAIR_ADD_X8 replace on CPUs with IFMA). */
 static void pairs_add(AFF *dst, const uint32_t *di, const AFF *src, const uint32_t *si,
                       FE *den, FE *pre, size_t m)
 {
+    for (size_t i = 0; i < m; i++)
+        F(sub)(&den[i], &src[si ? si[i] : i].x, &dst[di[i]].x);
     batch_invert(den, pre, NULL, m);
     size_t i = 0;
     for (; i + 2 <= m; i += 2) {
@@ -349,8 +364,7 @@ static void tree_sum_groups(AFF *pts, size_t stride, const uint32_t *off, uint32
             size_t start = off ? off[g] : g * stride;
             for (size_t q = 0; q < len[g] / 2; q++, pairs++) {
                 const AFF *a = &pts[start + 2 * q], *b = a + 1;
-                F(sub)(&den[adds], &b->x, &a->x);
-                if (!fe_is_zero(&den[adds])) {
+                if (!fe_equal(&a->x, &b->x)) {
                     kind[pairs] = PAIR_ADD;
                     ia[adds] = (uint32_t)(start + 2 * q);
                     ib[adds++] = (uint32_t)(start + 2 * q + 1);
@@ -368,7 +382,7 @@ static void tree_sum_groups(AFF *pts, size_t stride, const uint32_t *off, uint32
             return;
 #ifdef MSM_PAIR_ADD_X8
         if (cpu_use_ifma)
-            MSM_PAIR_ADD_X8(pts, ia, ib, den, adds, s->tx8);
+            MSM_PAIR_ADD_X8(pts, ia, ib, adds, s->tx8);
         else
 #endif
             pairs_add(pts, ia, pts, ib, den, s->tpre, adds);
@@ -442,7 +456,7 @@ static void batch_flush(scratch_t *s)
 #ifdef MSM_BATCH_ADD_X8
     /* The same additions 8 lanes at a time (G1 on CPUs with AVX-512 IFMA). */
     if (cpu_use_ifma)
-        MSM_BATCH_ADD_X8(s->aff, s->pt, s->bkt, s->den, m, s->x8);
+        MSM_BATCH_ADD_X8(s->aff, s->pt, s->bkt, m, s->x8);
     else
 #endif
         pairs_add(s->aff, s->bkt, s->pt, NULL, s->den, s->pre, m);
@@ -632,8 +646,7 @@ static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AF
         return;
     }
     size_t e = s->pending;
-    F(sub)(&s->den[e], &p->x, &s->aff[b].x);
-    if (fe_is_zero(&s->den[e])) {
+    if (fe_equal(&p->x, &s->aff[b].x)) {
         overflow_add(s, b, p);
         return;
     }

@@ -65,23 +65,23 @@ static inline int32_t msm_window_digit(const msm_window_reader *w, const uint64_
 static inline unsigned msm_windows_for(unsigned c) { return (256 + c - 1) / c; }
 
 #ifdef G16_HAVE_IFMA
-/* bucket[bkt[i]] += pt[i] for i < m in affine coordinates, given den[i] = pt[i].x -
- * bucket[bkt[i]].x != 0 and distinct buckets: the scalar batch_flush's additions with
+/* bucket[bkt[i]] += pt[i] for i < m in affine coordinates, given pt[i].x !=
+ * bucket[bkt[i]].x and distinct buckets: the scalar batch_flush's additions with
  * AVX-512 IFMA (msm_g1_ifma_x86.c), bit for bit the same results. Only while
  * cpu_use_ifma. scratch: FP_X8_SCRATCH(m) bytes (field/fp_x8.h), 64-byte aligned. */
 void msm_g1_batch_add_x8(g1_affine_t *bucket, const g1_affine_t *pt, const uint32_t *bkt,
-                         const fp_t *den, size_t m, void *scratch);
+                         size_t m, void *scratch);
 /* The same for G2 (msm_g2_ifma_x86.c), 8 Fp2 additions at a time. scratch:
  * FP2_X8_SCRATCH(m) bytes. */
 void msm_g2_batch_add_x8(g2_affine_t *bucket, const g2_affine_t *pt, const uint32_t *bkt,
-                         const fp2_t *den, size_t m, void *scratch);
+                         size_t m, void *scratch);
 /* The affine trees' pairs, the same way: pts[ia[i]] += pts[ib[i]] for i < m, given
- * den[i] = pts[ib[i]].x - pts[ia[i]].x != 0, the pts[ia[i]] distinct and none of them
- * an ib. Same scratch as the batch functions. */
-void msm_g1_pair_add_x8(g1_affine_t *pts, const uint32_t *ia, const uint32_t *ib,
-                        const fp_t *den, size_t m, void *scratch);
-void msm_g2_pair_add_x8(g2_affine_t *pts, const uint32_t *ia, const uint32_t *ib,
-                        const fp2_t *den, size_t m, void *scratch);
+ * pts[ib[i]].x != pts[ia[i]].x, the pts[ia[i]] distinct and none of them an ib. Same
+ * scratch as the batch functions. */
+void msm_g1_pair_add_x8(g1_affine_t *pts, const uint32_t *ia, const uint32_t *ib, size_t m,
+                        void *scratch);
+void msm_g2_pair_add_x8(g2_affine_t *pts, const uint32_t *ia, const uint32_t *ib, size_t m,
+                        void *scratch);
 #endif
 
 #endif
