@@ -3,7 +3,7 @@
 # benchmarks, print one table at the end. Steps run in the order given (default: build
 # tests msm-quick ntt pipe20):
 #   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [part26s]
-#                    [part26g2] [job26] [job26c] [part27] [pipe24] [windows] [cpu]
+#                    [part26g2] [job26] [job26c] [part27] [pipe24] [windows] [cpu] [cpu-ifma]
 #   build      the targets the other steps need (always run first when absent)
 #   tests      every GPU test, each against the CPU, and a snarkjs proof on the GPU
 #   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
@@ -24,6 +24,7 @@
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
 #   cpu        the CPU benchmarks on the host's cores
+#   cpu-ifma   the CPU's IFMA tests (against the scalar paths) and benchmarks, IFMA on/off
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Logs go to build-gpu/logs; with $OUT set (the device tool, which returns at most 8 files)
@@ -179,6 +180,23 @@ for step in "${steps[@]}"; do
     cmake --build build-gpu -j "$jobs" --target bench_arith bench_msm bench_ntt >/dev/null 2>&1
     run bench_msm 300 build-gpu/bench_msm
     run bench_ntt 300 build-gpu/bench_ntt
+    ;;
+  cpu-ifma)
+    # The CPU's 8-lane IFMA paths (Fp, Fr, MSM, NTT) against the scalar ones on this
+    # host's cores (an Intel IFMA implementation, where the dev machine has AMD's), then
+    # short benchmarks with the paths on and off.
+    cmake --build build-gpu -j "$jobs" --target test_fp_x8 test_fr_x8 test_msm_ifma \
+      test_ntt_ifma test_field bench_msm bench_ntt >/dev/null 2>&1
+    for t in test_fp_x8 test_fr_x8 test_msm_ifma test_ntt_ifma test_field; do
+      run "$t" 300 build-gpu/$t
+      tail -1 "$logs/$t.txt" | sed 's/^/    /'
+    done
+    for ifma in 1 0; do
+      run "bench_msm_ifma$ifma" 120 env G16_CPU_IFMA=$ifma build-gpu/bench_msm --max-log2 20 --reps 3 --only g1
+      run "bench_ntt_ifma$ifma" 120 env G16_CPU_IFMA=$ifma build-gpu/bench_ntt --min-log 16 --max-log 22
+      grep -E '2\^(17|20)|H \(snarkjs\)' "$logs/bench_msm_ifma$ifma.txt" "$logs/bench_ntt_ifma$ifma.txt" |
+        head -8 | sed 's/^/    /'
+    done
     ;;
   *) echo "unknown step $step"; exit 2 ;;
   esac
