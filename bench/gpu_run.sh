@@ -21,7 +21,8 @@
 #   tests-quick  test_fixed_base --device and test_cuda_pipeline only
 #   part27     2 partitions at 2^27
 #   job27      one 10-partition job at 2^27 (issue 7's figure at 2^27), one witness
-#              pre-synthesized, a 100G budget on this 125 GiB host
+#              pre-synthesized, a 110G budget (key and cached witness included) on this
+#              125 GiB host
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
@@ -157,7 +158,7 @@ for step in "${steps[@]}"; do
   part27) G16_SETUP_TIMES=1 bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 \
     --mem-budget 48G ;;
   job27) bench_job job27 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
-    --mem-budget 100G --synth-cache 1 ;;
+    --mem-budget 110G --synth-cache 1 ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
     CUDA_VISIBLE_DEVICES=0 bench_job pipe24_one 280 --constraints 16777216 --partitions 4 -c 4 -j 2 \

@@ -524,10 +524,33 @@ static void test_budget(const test_key *k, const test_key *big)
     CHECK(pipeline_create(&pl, &cfg) == G16_ERR_OUT_OF_MEMORY && pl == NULL);
     CHECK(strstr(g16_last_error(), "more than the memory budget") != NULL);
 
-    /* One and a half partitions: one slot; two synthesis threads still go one at a time. */
+    /* The key's points and the caller's bytes count too: a budget that would hold one
+     * partition alone does not hold it beside them. */
+    uint64_t key = pipeline_key_host_bytes(&k->pk);
+    CHECK(key > 0);
+    cfg.host_budget = per + key - 1;
+    pl = (pipeline *)1;
+    CHECK(pipeline_create(&pl, &cfg) == G16_ERR_OUT_OF_MEMORY && pl == NULL);
+    CHECK(strstr(g16_last_error(), "beside the key's") != NULL);
+    cfg.host_budget = per + key + 1000;
+    cfg.host_reserved = 1001;
+    pl = (pipeline *)1;
+    CHECK(pipeline_create(&pl, &cfg) == G16_ERR_OUT_OF_MEMORY && pl == NULL);
+    cfg.host_reserved = 1000;
+    CHECK(pipeline_create(&pl, &cfg) == G16_OK && pl != NULL);
+    if (pl) {
+        pipeline_stats ks;
+        pipeline_stats_get(pl, &ks);
+        CHECK(ks.slots == 1 && ks.key_host_bytes == key && ks.host_reserved == 1000);
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+    }
+
+    /* One and a half partitions beside the key: one slot; two synthesis threads still go
+     * one at a time. */
     trace_drain(ignore_event, NULL); /* forget older events */
     bool was = trace_enable(true);
-    pl = make_pipeline(k, 2, 2, 1, 1, per + per / 2);
+    pl = make_pipeline(k, 2, 2, 1, 1, key + per + per / 2);
     if (!pl) {
         trace_enable(was);
         return;

@@ -198,14 +198,17 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
            ps->prover_workers == 1 ? "" : "s",
            100 * ps->finalize_busy_ms / (wall * ps->finalize_threads), ps->finalize_threads,
            ps->finalize_threads == 1 ? "" : "s");
-    char budget[32], per[32], peak[32];
+    char budget[32], key_b[32], held[32], per[32], peak[32];
     human_bytes(budget, sizeof budget, ps->host_budget);
+    human_bytes(key_b, sizeof key_b, ps->key_host_bytes);
+    human_bytes(held, sizeof held, ps->host_reserved);
     human_bytes(per, sizeof per, ps->partition_bytes);
     human_bytes(peak, sizeof peak, ps->peak_admitted_bytes);
-    printf("  memory: host budget %s, %s per partition in flight, %zu buffer slot%s "
-           "(allocated once, taken %zu times); peak admitted %s; peak RSS %.2f GiB\n",
-           budget, per, ps->slots, ps->slots == 1 ? "" : "s", ps->slot_acquisitions, peak,
-           peak_rss_gib());
+    printf("  memory: host budget %s (key %s, cached witnesses %s), %s per partition in "
+           "flight, %zu buffer slot%s (allocated once, taken %zu times); peak admitted %s; "
+           "peak RSS %.2f GiB\n",
+           budget, key_b, held, per, ps->slots, ps->slots == 1 ? "" : "s", ps->slot_acquisitions,
+           peak, peak_rss_gib());
     if (ps->gpu_devices) {
         char dpeak[32], pool[32], key[32];
         human_bytes(dpeak, sizeof dpeak, ps->device_peak_bytes);
@@ -248,6 +251,10 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
                           .lookahead = o->lookahead, .cpu_workers = o->provers,
                           .gpu_workers = o->provers,
                           .host_budget = o->mem_budget, .device_budget = o->device_budget,
+                          /* --synth-cache's witnesses (z, a, b, c each) stay all run */
+                          .host_reserved = (uint64_t)o->synth_cache *
+                                           ((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) *
+                                           32,
                           .g2_on_cpu = o->g2_on_cpu,
                           .key_placement = (backend_key_placement)o->key_placement};
     if ((st = pipeline_create(&pl, &pc)))

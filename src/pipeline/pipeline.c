@@ -240,6 +240,11 @@ uint64_t pipeline_partition_host_bytes(const groth16_prover_key *pk, bool gpu,
     return buffers + 40 * scalars + (uint64_t)(threads ? threads : 1) * buckets * 320;
 }
 
+uint64_t pipeline_key_host_bytes(const groth16_prover_key *pk)
+{
+    return backend_key_device_bytes(pk); /* the same arrays as on the device */
+}
+
 uint64_t pipeline_default_host_budget(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -856,23 +861,33 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
                            "pipeline: at most 1024 threads, places or workers per stage");
     }
 
-    /* The budget: how many partitions may hold buffers at once. */
+    /* The budget: how many partitions may hold buffers at once, beside the key's points
+     * and what the caller holds (at 2^27 the key alone is ~48 GB: left out, a 100G
+     * budget admitted four partitions of 21 GB and the process was killed at 150 GB). */
     uint64_t per = pipeline_partition_host_bytes(c->key, pl->gpu, parallel_threads());
-    uint64_t fit = c->host_budget / per;
+    uint64_t key_bytes = pipeline_key_host_bytes(c->key), held = key_bytes + c->host_reserved;
+    uint64_t fit = c->host_budget > held ? (c->host_budget - held) / per : 0;
     pl->stats.partition_bytes = per;
     pl->stats.host_budget = c->host_budget;
+    pl->stats.key_host_bytes = key_bytes;
+    pl->stats.host_reserved = c->host_reserved;
     if (fit == 0) {
-        char need[32], buffers[32], budget[32];
+        char need[32], buffers[32], key[32], reserved[32], all[32], budget[32];
         gib(need, sizeof need, per);
         gib(buffers, sizeof buffers,
             ((uint64_t)c->key->n_vars + 3 * (uint64_t)c->key->domain_size) * FR_BYTES);
+        gib(key, sizeof key, key_bytes);
+        gib(reserved, sizeof reserved, c->host_reserved);
+        gib(all, sizeof all, held + per);
         gib(budget, sizeof budget, c->host_budget);
         pl->shut = true;
         pipeline_free(pl);
         return status_fail(G16_ERR_OUT_OF_MEMORY,
                            "pipeline: one partition needs %s of host memory (%s of buffers "
-                           "z, a, b, c and the prover's scratch), more than the memory budget "
-                           "of %s (raise --mem-budget)", need, buffers, budget);
+                           "z, a, b, c and the prover's scratch) beside the key's %s and %s "
+                           "held by the caller: %s in all, more than the memory budget of %s "
+                           "(raise --mem-budget)",
+                           need, buffers, key, reserved, all, budget);
     }
     size_t want = (size_t)c->lookahead + provers;
     pl->n_slots = fit < want ? (size_t)fit : want;

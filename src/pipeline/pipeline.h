@@ -123,7 +123,11 @@ typedef struct {
     unsigned lookahead;        /* L >= 1; 0 = T + 1 */
     unsigned cpu_workers;      /* prover workers with the CPU backend; 0 = 1 */
     unsigned finalize_threads; /* 0 = 1 */
-    uint64_t host_budget;      /* bytes; 0 = pipeline_default_host_budget() */
+    uint64_t host_budget;      /* bytes for the whole process: the key's host copy
+                                  (pipeline_key_host_bytes), host_reserved and the
+                                  partitions in flight; 0 = pipeline_default_host_budget() */
+    uint64_t host_reserved;    /* bytes of the budget the caller holds besides the key
+                                  (g16 bench: its pre-synthesized witnesses) */
     uint64_t device_budget;    /* bytes per device; 0 = the device's memory (see above) */
     bool g2_on_cpu;            /* each proof's B2 MSM on the CPU in the finalize stage:
                                   the prover worker's backend does the rest
@@ -169,6 +173,8 @@ typedef struct {
         partitions_cancelled;
     size_t jobs_submitted, jobs_done, jobs_failed, jobs_cancelled;
     uint64_t host_budget;        /* bytes */
+    uint64_t key_host_bytes;     /* of the budget: the key's points */
+    uint64_t host_reserved;      /* of the budget: held by the caller */
     uint64_t partition_bytes;    /* charged per partition in flight */
     uint64_t peak_admitted_bytes;
     size_t slots;                /* buffer slots in the pool */
@@ -232,6 +238,10 @@ void pipeline_stats_get(pipeline *pl, pipeline_stats *out);
  * for the buffers. */
 uint64_t pipeline_partition_host_bytes(const groth16_prover_key *pk, bool gpu,
                                        unsigned threads);
+/* Host bytes of the key's points (A, B1, B2, C, H), which stay in host memory for the
+ * pipeline's life (in RAM, or mapped from a .zkey and touched): charged to the budget
+ * before any partition. */
+uint64_t pipeline_key_host_bytes(const groth16_prover_key *pk);
 /* The device plan of a GPU pipeline (pipeline_create): with `reserved` bytes per device
  * already held by this process's other pipelines, the key resident when key +
  * part_resident fits what is left of the budget (or as `placement` forces), then up to

@@ -43,7 +43,8 @@ test $rc4 -eq 2 && grep -q "gpu-key takes auto, resident or streamed" "$d/e4" ||
 test $rc5 -ne 0 && grep -q "G16_GPU_KEY=nowhere" "$d/e5" ||
   fail "a bad G16_GPU_KEY: rc $rc5, $(cat "$d/e5")"
 need=$(sed -n 's/.*one partition needs \([0-9.]*\) MiB.*/\1/p' "$d/e1")
-budget=$(python3 -c "print(int($need * 1.5 * 1048576))")
+all=$(sed -n 's/.*: \([0-9.]*\) MiB in all.*/\1/p' "$d/e1")
+budget=$(python3 -c "print(int(($all + $need / 2) * 1048576))")
 bench --constraints 4096 --partitions 4 --synth-threads 2 --synth-cost 20 --mem-budget "$budget" \
   --trace "$d/budget.trace" > "$d/budget"
 grep -q "1 buffer slot " "$d/budget" || fail "budget: not one slot"
