@@ -22,6 +22,17 @@ typedef struct {
 } fp2x8;
 
 /* r = the elements at src[0..7] (lane k from src[k]). */
+/* r = the elements whose 96 bytes (c0's limbs, then c1's) start at src[0..7] (any
+ * alignment). */
+static inline void fp2x8_load_bytes(fp2x8 *r, const uint8_t *const src[8])
+{
+    const uint8_t *s1[8];
+    for (int k = 0; k < 8; k++)
+        s1[k] = src[k] + sizeof(fp_t);
+    fpx8_load_bytes(&r->c0, src);
+    fpx8_load_bytes(&r->c1, s1);
+}
+
 static inline void fp2x8_load(fp2x8 *r, const fp2_t *const src[8])
 {
     const fp_t *s0[8], *s1[8];

@@ -232,12 +232,13 @@ static inline void fpx8_transpose(__m512i out[8], const __m512i in[8])
     out[7] = _mm512_shuffle_i64x2(u[5], u[7], 0xdd);
 }
 
-/* r = the elements at src[0..7] (fp_t, any alignment; lane k from src[k]). */
-static inline void fpx8_load(fpx8 *r, const fp_t *const src[8])
+/* r = the elements whose 48 little-endian limb bytes start at src[0..7] (any alignment:
+ * the MSM reads its bases in place from a mapped file; lane k from src[k]). */
+static inline void fpx8_load_bytes(fpx8 *r, const uint8_t *const src[8])
 {
     __m512i row[8], w[8];
     for (int k = 0; k < 8; k++)
-        row[k] = _mm512_maskz_loadu_epi64(0x3f, src[k]->l);
+        row[k] = _mm512_maskz_loadu_epi64(0x3f, src[k]);
     fpx8_transpose(w, row);
     const __m512i m52 = fpx8_bc(FPX8_M52);
 #define FPX8_JOIN(lo, s, hi) \
@@ -251,6 +252,15 @@ static inline void fpx8_load(fpx8 *r, const fp_t *const src[8])
     r->l[6] = FPX8_JOIN(w[4], 56, w[5]);
     r->l[7] = _mm512_srli_epi64(w[5], 44);
 #undef FPX8_JOIN
+}
+
+/* r = the elements at src[0..7] (lane k from src[k]). */
+static inline void fpx8_load(fpx8 *r, const fp_t *const src[8])
+{
+    const uint8_t *b[8];
+    for (int k = 0; k < 8; k++)
+        b[k] = (const uint8_t *)src[k]->l;
+    fpx8_load_bytes(r, b);
 }
 
 /* dst[k] = lane k of a canonical (< p) a, for k < n <= 8. */

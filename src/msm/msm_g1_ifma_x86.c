@@ -23,6 +23,20 @@ static inline void den_x8(fpx8 *d, const fpx8 *xp, const fpx8 *xb)
     fpx8_cond_sub(d, d, P);
 }
 
+/* y = -y (canonical: p - y, and 0 for 0) in the lanes of mask: the bases of negative
+ * digits, read in place. */
+static inline void neg_x8(fpx8 *y, __mmask8 mask)
+{
+    static const uint64_t P[8] = FPX8_P;
+    fpx8 zero, t;
+    for (int j = 0; j < 8; j++)
+        zero.l[j] = _mm512_setzero_si512();
+    fpx8_sub(&t, &zero, y, P);
+    fpx8_cond_sub(&t, &t, P);
+    for (int j = 0; j < 8; j++)
+        y->l[j] = _mm512_mask_blend_epi64(mask, y->l[j], t.l[j]);
+}
+
 static inline void affine_add_x8(fpx8 *x3, fpx8 *y3, const fpx8 *xb, const fpx8 *yb,
                                  const fpx8 *xp, const fpx8 *yp, const fpx8 *dinv)
 {

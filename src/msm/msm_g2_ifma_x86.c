@@ -26,6 +26,23 @@ static inline void den_x8(fp2x8 *d, const fp2x8 *xp, const fp2x8 *xb)
     fpx8_cond_sub(&d->c1, &d->c1, P);
 }
 
+/* y = -y (canonical, per component) in the lanes of mask: the bases of negative
+ * digits, read in place. */
+static inline void neg_x8(fp2x8 *y, __mmask8 mask)
+{
+    static const uint64_t P[8] = FPX8_P;
+    fpx8 zero, t;
+    for (int j = 0; j < 8; j++)
+        zero.l[j] = _mm512_setzero_si512();
+    fpx8 *c[2] = {&y->c0, &y->c1};
+    for (int i = 0; i < 2; i++) {
+        fpx8_sub(&t, &zero, c[i], P);
+        fpx8_cond_sub(&t, &t, P);
+        for (int j = 0; j < 8; j++)
+            c[i]->l[j] = _mm512_mask_blend_epi64(mask, c[i]->l[j], t.l[j]);
+    }
+}
+
 static inline void affine_add_x8(fp2x8 *x3, fp2x8 *y3, const fp2x8 *xb, const fp2x8 *yb,
                                  const fp2x8 *xp, const fp2x8 *yp, const fp2x8 *dinv)
 {

@@ -68,8 +68,10 @@
  * queue too short for c = 13), the Fermat inversion of each batch ~9%, the trees ~5%,
  * bucket and base loads and scheduling ~20%.
  *
- * Bases are read from unaligned memory with memcpy into aligned locals; nothing here
- * casts the caller's bytes.
+ * Bases are read from unaligned memory with memcpy into aligned locals (or, in the
+ * vector walk, by unaligned loads from their bytes); nothing here casts the caller's
+ * bytes. The batch holds a base's index and sign, not a copy: the walk reads the base
+ * in place and negates it in the lanes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -137,16 +139,18 @@ typedef struct {
     AFF *aff;           /* [M] affine part of a bucket with B_OCCUPIED */
     XYZZ *xyzz;         /* [M] overflow pool (batch affine) or the buckets (XYZZ) */
     size_t slots_used;
-    /* The pending batch: additions aff[bkt[i]] += pt[i] (x distinct); den: the scalar
-     * path's denominators. */
-    AFF *pt;            /* [batch_max] */
+    /* The pending batch: additions aff[bkt[i]] += (-1)^pneg[i] base pidx[i] (x
+     * distinct), the bases read in place; den: the scalar path's denominators. */
+    uint32_t *pidx;     /* [batch_max] */
+    uint8_t *pneg;      /* [batch_max] */
     FE *den;            /* [batch_max] denominators, then their inverses */
     FE *pre;            /* [batch_max] prefix products */
     void *x8;           /* MSM_BATCH_ADD_X8's scratch */
     uint32_t *bkt;      /* [batch_max] */
     size_t pending;
     /* Points that met a waiting bucket, retried after the next flush. */
-    AFF *qpt, *qpt_next;         /* [batch_max / 2] each: the queue, the one retried */
+    uint32_t *qidx, *qidx_next;  /* [batch_max / 2] each: the queue, the one retried */
+    uint8_t *qneg, *qneg_next;
     uint32_t *qbkt, *qbkt_next;
     size_t queued;
     /* Affine trees: the ones of a ones-task, or a reduction's bucket copies. */
@@ -203,6 +207,18 @@ static inline bool fe_equal(const FE *a, const FE *b)
     for (size_t i = 0; i < sizeof(FE) / 8; i++)
         acc |= u[i] ^ v[i];
     return acc == 0;
+}
+
+/* Base `index` is the point at infinity (all-zero bytes): x first, y only when x is 0. */
+static inline bool base_is_infinity(const uint8_t *bases, uint32_t index)
+{
+    FE c;
+    const uint8_t *p = bases + (size_t)index * sizeof(AFF);
+    memcpy(&c, p, sizeof c);
+    if (!fe_is_zero(&c))
+        return false;
+    memcpy(&c, p + sizeof c, sizeof c);
+    return fe_is_zero(&c);
 }
 
 /* *p = base `index`; false when it is the point at infinity (all-zero bytes). */
@@ -313,32 +329,46 @@ static inline void affine_finish2(AFF *r0, const AFF *a0, const AFF *b0, const F
     r1->x = x1;
 }
 
-/* dst[di[i]] += src[si[i]] (src[i] when si is NULL) for i < m in affine coordinates,
- * given distinct x in each pair; den and pre are m elements of scratch. The dst[di[i]]
- * must be distinct and none of them a source. One field product at a time: the scalar
- * path of the batch and tree functions below (which MSM_BATCH_ADD_X8 and
- * MSM_PAIR_ADD_X8 replace on CPUs with IFMA). */
-static void pairs_add(AFF *dst, const uint32_t *di, const AFF *src, const uint32_t *si,
-                      FE *den, FE *pre, size_t m)
+/* *p = (-1)^neg[i] times the affine point whose bytes start at src + si[i] * sizeof(AFF)
+ * (neg NULL: not negated). */
+static inline void load_source(AFF *p, const uint8_t *src, const uint32_t *si,
+                               const uint8_t *neg, size_t i)
 {
-    for (size_t i = 0; i < m; i++)
-        F(sub)(&den[i], &src[si ? si[i] : i].x, &dst[di[i]].x);
+    memcpy(p, src + (size_t)si[i] * sizeof(AFF), sizeof(AFF));
+    if (neg && neg[i])
+        F(neg)(&p->y, &p->y);
+}
+
+/* dst[di[i]] += P_i for i < m in affine coordinates, P_i as load_source reads it, given
+ * distinct x in each pair; den and pre are m elements of scratch. The dst[di[i]] must be
+ * distinct and none of them a source. One field product at a time: the scalar path of
+ * the batch and tree functions below (which MSM_BATCH_ADD_X8 and MSM_PAIR_ADD_X8 replace
+ * on CPUs with IFMA). */
+static void pairs_add(AFF *dst, const uint32_t *di, const uint8_t *src, const uint32_t *si,
+                      const uint8_t *neg, FE *den, FE *pre, size_t m)
+{
+    AFF p0, p1;
+    for (size_t i = 0; i < m; i++) {
+        load_source(&p0, src, si, neg, i);
+        F(sub)(&den[i], &p0.x, &dst[di[i]].x);
+    }
     batch_invert(den, pre, NULL, m);
     size_t i = 0;
     for (; i + 2 <= m; i += 2) {
         AFF *b0 = &dst[di[i]], *b1 = &dst[di[i + 1]];
-        const AFF *p0 = &src[si ? si[i] : i], *p1 = &src[si ? si[i + 1] : i + 1];
+        load_source(&p0, src, si, neg, i);
+        load_source(&p1, src, si, neg, i + 1);
         FE n0, n1;
-        F(sub)(&n0, &p0->y, &b0->y);
-        F(sub)(&n1, &p1->y, &b1->y);
-        affine_finish2(b0, b0, p0, &n0, &den[i], b1, b1, p1, &n1, &den[i + 1]);
+        F(sub)(&n0, &p0.y, &b0->y);
+        F(sub)(&n1, &p1.y, &b1->y);
+        affine_finish2(b0, b0, &p0, &n0, &den[i], b1, b1, &p1, &n1, &den[i + 1]);
     }
     if (i < m) {
         AFF *b0 = &dst[di[i]];
-        const AFF *p0 = &src[si ? si[i] : i];
+        load_source(&p0, src, si, neg, i);
         FE n0;
-        F(sub)(&n0, &p0->y, &b0->y);
-        affine_finish(b0, b0, p0, &n0, &den[i]);
+        F(sub)(&n0, &p0.y, &b0->y);
+        affine_finish(b0, b0, &p0, &n0, &den[i]);
     }
 }
 
@@ -385,7 +415,7 @@ static void tree_sum_groups(AFF *pts, size_t stride, const uint32_t *off, uint32
             MSM_PAIR_ADD_X8(pts, ia, ib, adds, s->tx8);
         else
 #endif
-            pairs_add(pts, ia, pts, ib, den, s->tpre, adds);
+            pairs_add(pts, ia, (const uint8_t *)pts, ib, NULL, den, s->tpre, adds);
         if (doubles) {
             /* lambda = 3 x^2 / (2 y), with the additions' scratch. */
             size_t e = 0, d = 0;
@@ -450,16 +480,16 @@ static void xyzz_add_multiple(XYZZ *acc, const XYZZ *p, size_t k)
  * Bucket accumulation
  * ==================================================================================== */
 
-static void batch_flush(scratch_t *s)
+static void batch_flush(scratch_t *s, const run_ctx *x)
 {
     size_t m = s->pending;
 #ifdef MSM_BATCH_ADD_X8
     /* The same additions 8 lanes at a time (G1 on CPUs with AVX-512 IFMA). */
     if (cpu_use_ifma)
-        MSM_BATCH_ADD_X8(s->aff, s->pt, s->bkt, m, s->x8);
+        MSM_BATCH_ADD_X8(s->aff, x->bases, s->pidx, s->pneg, s->bkt, m, s->x8);
     else
 #endif
-        pairs_add(s->aff, s->bkt, s->pt, NULL, s->den, s->pre, m);
+        pairs_add(s->aff, s->bkt, x->bases, s->pidx, s->pneg, s->den, s->pre, m);
     for (size_t i = 0; i < m; i++)
         s->flags[s->bkt[i]] &= (uint8_t)~B_PENDING;
     s->pending = 0;
@@ -625,37 +655,42 @@ static void reduce_replicas(XYZZ *sum, const run_ctx *x, scratch_t *s, size_t nb
 
 static void flush_and_retry(scratch_t *s, const run_ctx *x);
 
-/* Bucket b += *p, where p is the next batch slot s->pt[s->pending] or a queued point.
- * A bucket already waiting in the batch defers the point to the retry queue (when
- * there is room) or to the bucket's XYZZ overflow; so does P = +-B. */
-static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AFF *p)
+/* Bucket b += (-1)^neg base idx (not at infinity), read in place: the batch holds the
+ * base's index, not a copy. A bucket already waiting in the batch defers the point to
+ * the retry queue (when there is room) or to the bucket's XYZZ overflow; so does P =
+ * +-B. */
+static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, uint32_t idx,
+                            uint8_t neg)
 {
     uint8_t fl = s->flags[b];
+    const uint8_t *base = x->bases + (size_t)idx * sizeof(AFF);
     if (!(fl & B_OCCUPIED)) {
-        s->aff[b] = *p;
+        load_source(&s->aff[b], x->bases, &idx, &neg, 0);
         s->flags[b] = fl | B_OCCUPIED;
         return;
     }
-    if (fl & B_PENDING) {
-        if (s->queued < x->batch_max / 2) {
-            s->qpt[s->queued] = *p;
-            s->qbkt[s->queued++] = b;
-        } else {
-            overflow_add(s, b, p);
+    FE px;
+    if (!(fl & B_PENDING)) {
+        memcpy(&px, base, sizeof px);
+        if (!fe_equal(&px, &s->aff[b].x)) {
+            size_t e = s->pending;
+            s->pidx[e] = idx;
+            s->pneg[e] = neg;
+            s->bkt[e] = b;
+            s->flags[b] = fl | B_PENDING;
+            if (++s->pending == x->batch_max)
+                flush_and_retry(s, x);
+            return;
         }
+    } else if (s->queued < x->batch_max / 2) {
+        s->qidx[s->queued] = idx;
+        s->qneg[s->queued] = neg;
+        s->qbkt[s->queued++] = b;
         return;
     }
-    size_t e = s->pending;
-    if (fe_equal(&p->x, &s->aff[b].x)) {
-        overflow_add(s, b, p);
-        return;
-    }
-    if (p != &s->pt[e])
-        s->pt[e] = *p;
-    s->bkt[e] = b;
-    s->flags[b] = fl | B_PENDING;
-    if (++s->pending == x->batch_max)
-        flush_and_retry(s, x);
+    AFF p;
+    load_source(&p, x->bases, &idx, &neg, 0);
+    overflow_add(s, b, &p);
 }
 
 /* Flushes the batch, then schedules the queued points again: their buckets are free
@@ -667,17 +702,19 @@ static inline void schedule(scratch_t *s, const run_ctx *x, uint32_t b, const AF
  * sparse running sum (with a queue of 256, ~8% of a G1 MSM at c = 13). */
 static void flush_and_retry(scratch_t *s, const run_ctx *x)
 {
-    batch_flush(s);
+    batch_flush(s, x);
     size_t n = s->queued;
-    AFF *pt = s->qpt;
-    uint32_t *bkt = s->qbkt;
-    s->qpt = s->qpt_next;
+    uint32_t *idx = s->qidx, *bkt = s->qbkt;
+    uint8_t *neg = s->qneg;
+    s->qidx = s->qidx_next;
+    s->qneg = s->qneg_next;
     s->qbkt = s->qbkt_next;
-    s->qpt_next = pt;
+    s->qidx_next = idx;
+    s->qneg_next = neg;
     s->qbkt_next = bkt;
     s->queued = 0;
     for (size_t i = 0; i < n; i++)
-        schedule(s, x, bkt[i], &pt[i]);
+        schedule(s, x, bkt[i], idx[i], neg[i]);
 }
 
 /* Buckets of window w over prepared scalars [lo, hi), batch affine; then the window sum.
@@ -713,25 +750,15 @@ static void window_batch_affine(XYZZ *sum, const run_ctx *x, scratch_t *s,
             }
         }
         int32_t d = msm_window_digit(w, k[i]);
-        if (d == 0)
+        if (d == 0 || base_is_infinity(x->bases, index[i]))
             continue;
-        /* Loaded straight into the next batch slot: no copy when it is scheduled. */
-        AFF *p = &s->pt[s->pending];
-        if (!load_base(p, x->bases, index[i]))
-            continue;
-        uint32_t b;
-        if (d < 0) {
-            F(neg)(&p->y, &p->y);
-            b = (uint32_t)(-d) - 1;
-        } else {
-            b = (uint32_t)d - 1;
-        }
-        schedule(s, x, (b << rep_log) | ((uint32_t)i & rep_mask), p);
+        uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
+        schedule(s, x, (b << rep_log) | ((uint32_t)i & rep_mask), index[i], d < 0);
     }
     do
         flush_and_retry(s, x);
     while (s->queued);
-    batch_flush(s);
+    batch_flush(s, x);
 
     if (rep_log)
         reduce_replicas(sum, x, s, nb, rep_log);
@@ -860,7 +887,8 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             CARVE(flags, buckets);
             CARVE(slot, buckets);
             CARVE(aff, buckets);
-            CARVE(pt, batch_cap);
+            CARVE(pidx, batch_cap);
+            CARVE(pneg, batch_cap);
             CARVE(den, batch_cap);
             CARVE(pre, batch_cap);
 #ifdef MSM_BATCH_ADD_X8
@@ -868,9 +896,11 @@ static size_t scratch_layout(scratch_t *s, char *block, size_t buckets, size_t b
             off += round64(MSM_X8_SCRATCH(batch_cap));
 #endif
             CARVE(bkt, batch_cap);
-            CARVE(qpt, batch_cap / 2);
+            CARVE(qidx, batch_cap / 2);
+            CARVE(qneg, batch_cap / 2);
             CARVE(qbkt, batch_cap / 2);
-            CARVE(qpt_next, batch_cap / 2);
+            CARVE(qidx_next, batch_cap / 2);
+            CARVE(qneg_next, batch_cap / 2);
             CARVE(qbkt_next, batch_cap / 2);
         }
     }

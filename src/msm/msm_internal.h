@@ -65,16 +65,17 @@ static inline int32_t msm_window_digit(const msm_window_reader *w, const uint64_
 static inline unsigned msm_windows_for(unsigned c) { return (256 + c - 1) / c; }
 
 #ifdef G16_HAVE_IFMA
-/* bucket[bkt[i]] += pt[i] for i < m in affine coordinates, given pt[i].x !=
- * bucket[bkt[i]].x and distinct buckets: the scalar batch_flush's additions with
- * AVX-512 IFMA (msm_g1_ifma_x86.c), bit for bit the same results. Only while
- * cpu_use_ifma. scratch: FP_X8_SCRATCH(m) bytes (field/fp_x8.h), 64-byte aligned. */
-void msm_g1_batch_add_x8(g1_affine_t *bucket, const g1_affine_t *pt, const uint32_t *bkt,
-                         size_t m, void *scratch);
-/* The same for G2 (msm_g2_ifma_x86.c), 8 Fp2 additions at a time. scratch:
- * FP2_X8_SCRATCH(m) bytes. */
-void msm_g2_batch_add_x8(g2_affine_t *bucket, const g2_affine_t *pt, const uint32_t *bkt,
-                         size_t m, void *scratch);
+/* bucket[bkt[i]] += (-1)^neg[i] P_i for i < m in affine coordinates, P_i the point whose
+ * bytes start at bases + idx[i] * 96 (any alignment; neg NULL: none negated), given
+ * x_P != x_B and distinct buckets: the scalar batch_flush's additions with AVX-512 IFMA
+ * (msm_g1_ifma_x86.c), bit for bit the same results. Only while cpu_use_ifma. scratch:
+ * FP_X8_SCRATCH(m) bytes (field/fp_x8.h), 64-byte aligned. */
+void msm_g1_batch_add_x8(g1_affine_t *bucket, const uint8_t *bases, const uint32_t *idx,
+                         const uint8_t *neg, const uint32_t *bkt, size_t m, void *scratch);
+/* The same for G2 (msm_g2_ifma_x86.c; 192-byte points), 8 Fp2 additions at a time.
+ * scratch: FP2_X8_SCRATCH(m) bytes. */
+void msm_g2_batch_add_x8(g2_affine_t *bucket, const uint8_t *bases, const uint32_t *idx,
+                         const uint8_t *neg, const uint32_t *bkt, size_t m, void *scratch);
 /* The affine trees' pairs, the same way: pts[ia[i]] += pts[ib[i]] for i < m, given
  * pts[ib[i]].x != pts[ia[i]].x, the pts[ia[i]] distinct and none of them an ib. Same
  * scratch as the batch functions. */
