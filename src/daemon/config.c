@@ -93,7 +93,8 @@ static const setting SETTINGS[] = {
     {"provers", NULL, SET_INT, AT(provers), "0", 0, 64, NULL,
      "pipeline CPU prover workers; 0: 1"},
     {"mem_budget", NULL, SET_BYTES, AT(mem_budget), "0", 0, 4611686018427387904.0, NULL,
-     "host bytes of each pipeline's partition buffers; 0: 3/4 of MemAvailable"},
+     "host bytes of each pipeline: its key's points, then its partition buffers; "
+     "0: 3/4 of MemAvailable"},
 };
 enum { N_SETTINGS = sizeof SETTINGS / sizeof SETTINGS[0] };
 
