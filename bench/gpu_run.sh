@@ -23,6 +23,8 @@
 #   job27      one 10-partition job at 2^27 (issue 7's figure at 2^27), one witness
 #              pre-synthesized, a 110G budget (key and cached witness included) on this
 #              125 GiB host
+#   job27r     job27 with the key's host pages dropped once resident (--release-key) and
+#              a 64G budget (issue 7's <= 64 GiB)
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
@@ -136,7 +138,7 @@ for step in "${steps[@]}"; do
   tests-quick)
     run test_fixed_base_device 300 build-gpu/test_fixed_base --device
     run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
-    grep -hE 'FAIL|checks' "$logs"/test_fixed_base_device.txt "$logs"/test_cuda_pipeline.txt | sed 's/^/    /'
+    grep -hE 'FAIL|checks|release_key_host' "$logs"/test_fixed_base_device.txt "$logs"/test_cuda_pipeline.txt | sed 's/^/    /'
     ;;
   msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
@@ -159,6 +161,8 @@ for step in "${steps[@]}"; do
     --mem-budget 48G ;;
   job27) bench_job job27 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 ;;
+  job27r) bench_job job27r 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
+    --mem-budget 64G --synth-cache 1 --release-key ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
     CUDA_VISIBLE_DEVICES=0 bench_job pipe24_one 280 --constraints 16777216 --partitions 4 -c 4 -j 2 \

@@ -71,6 +71,83 @@ static bool run_job(pipeline *pl, const test_circuit_key *k, int32_t id, size_t 
     return ok;
 }
 
+/* The key's host pages dropped once it is resident (release_key_host): the pipeline gets
+ * a copy of the key's points, whose pages it drops at start-up (they read as zeros
+ * after), and its proofs equal the CPU's with the original key; the budget no longer
+ * charges the key. */
+static void test_release(const test_circuit_key *k, const pipeline_config *base)
+{
+    groth16_prover_key pk = k->pk;
+    size_t nv = pk.n_vars, np = pk.n_public, n = pk.domain_size;
+    size_t na = pk.density_a ? pk.n_a : nv, nb = pk.density_b ? pk.n_b : nv;
+    size_t bytes[5] = {na * 96, nb * 96, nb * 192, (nv - np - 1) * 96, n * 96};
+    const uint8_t *src[5] = {pk.a, pk.b1, pk.b2, pk.c, pk.h};
+    uint8_t *copy[5] = {0};
+    bool ok = true;
+    for (int i = 0; i < 5; i++) {
+        copy[i] = aligned_alloc(4096, (bytes[i] + 4095) / 4096 * 4096);
+        ok = ok && copy[i];
+        if (copy[i])
+            memcpy(copy[i], src[i], bytes[i]);
+    }
+    pipeline *pl = NULL;
+    if (CHECK(ok)) {
+        pk.a = copy[0], pk.b1 = copy[1], pk.b2 = copy[2], pk.c = copy[3], pk.h = copy[4];
+        pipeline_config cfg = *base;
+        cfg.key = &pk;
+        cfg.key_placement = BACKEND_KEY_RESIDENT;
+        cfg.release_key_host = true;
+        if (!CHECK(pipeline_create(&pl, &cfg) == G16_OK))
+            fprintf(stderr, "  pipeline_create (release): %s\n", g16_last_error());
+    }
+    if (pl) {
+        pipeline_stats st;
+        pipeline_stats_get(pl, &st);
+        printf("  release_key_host: %.1f MiB of key pages dropped, key charged %llu bytes\n",
+               st.key_host_released / 1048576.0, (unsigned long long)st.key_host_bytes);
+        CHECK(st.key_host_released >= bytes[4] - 8192 && st.key_host_bytes == 0);
+        bool zero = true; /* a dropped page of H's copy */
+        for (size_t i = 4096; i < 8192 && i < bytes[4]; i++)
+            zero = zero && copy[4][i] == 0;
+        CHECK(zero);
+        test_job tj;
+        memset(&tj, 0, sizeof tj);
+        tj.n = 2;
+        for (size_t p = 0; p < tj.n; p++) {
+            tj.params[p] = (synthetic_params){.n_constraints = N_TARGET, .n_public = N_PUBLIC,
+                                              .seed = 500 + p};
+            tj.ptrs[p] = &tj.params[p];
+        }
+        job_config jc = {.circuit = circuit, .params = tj.ptrs, .n_partitions = tj.n,
+                         .n_public = N_PUBLIC, .n_constraints = k->mat.n_constraints,
+                         .pk = &pk, .vk = &k->vk, .prove_opts = &g_fixed, .id = 5};
+        pipeline_job *pj = NULL;
+        if (CHECK(job_create(&tj.job, &jc) == G16_OK) &&
+            CHECK(pipeline_submit(pl, &pj, tj.job) == G16_OK) &&
+            CHECK(pipeline_wait(pl, pj) == G16_OK)) {
+            /* The CPU, with the original key's points. */
+            job_config seq_cfg = jc;
+            seq_cfg.pk = &k->pk;
+            job_t *seq = NULL;
+            if (CHECK(job_create(&seq, &seq_cfg) == G16_OK) &&
+                CHECK(job_prove_all(seq) == G16_OK))
+                for (size_t p = 0; p < tj.n; p++) {
+                    const job_result *a = job_get_result(tj.job, p), *b = job_get_result(seq, p);
+                    CHECK(a->state == JOB_PARTITION_PROVED &&
+                          memcmp(&a->proof, &b->proof, sizeof a->proof) == 0);
+                }
+            job_free(seq);
+        }
+        if (pj)
+            pipeline_job_release(pl, pj);
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+        job_free(tj.job);
+    }
+    for (int i = 0; i < 5; i++)
+        free(copy[i]);
+}
+
 /* The development setup with its fixed-base products on the GPU makes the CPU's key, point
  * for point, for the same trapdoor. */
 static void test_setup_on_gpu(const test_circuit_key *k)
@@ -190,6 +267,7 @@ int main(void)
         pipeline_free(pl);
     }
     unsetenv("G16_GPU_STREAM_CHUNK");
+    test_release(&k, &cfg);
     CHECK(st.gpu_devices >= 1 && st.gpu_workers_per_device == 2);
     CHECK(st.prover_workers == 2 * st.gpu_devices);
     CHECK(st.partitions_proved == 7);

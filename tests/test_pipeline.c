@@ -537,6 +537,12 @@ static void test_budget(const test_key *k, const test_key *big)
     pl = (pipeline *)1;
     CHECK(pipeline_create(&pl, &cfg) == G16_ERR_OUT_OF_MEMORY && pl == NULL);
     cfg.host_reserved = 1000;
+    /* Dropping the key's host pages needs it resident on a GPU: refused on the CPU. */
+    cfg.release_key_host = true;
+    pl = (pipeline *)1;
+    CHECK(pipeline_create(&pl, &cfg) == G16_ERR_INVALID_ARGUMENT && pl == NULL);
+    CHECK(strstr(g16_last_error(), "needs the key resident on the GPU") != NULL);
+    cfg.release_key_host = false;
     CHECK(pipeline_create(&pl, &cfg) == G16_OK && pl != NULL);
     if (pl) {
         pipeline_stats ks;

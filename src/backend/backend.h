@@ -83,6 +83,9 @@ struct backend {
     /* Where the key's points live (GPU backends; see backend_key_placement). Set before
      * the first partition. */
     backend_key_placement key_placement;
+    /* backend_prepare_key uploads a resident key now rather than at the first partition
+     * (pipeline_config.release_key_host, which then drops the key's host pages). */
+    bool key_upload_at_prepare;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

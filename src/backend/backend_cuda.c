@@ -237,14 +237,25 @@ static void key_arrays(key_points keys[5], const groth16_prover_key *pk)
     keys[4] = (key_points){NULL, pk->h, n * 96};
 }
 
-/* A streamed key's arrays pinned in place once, before the first partition. */
+/* A streamed key's arrays pinned in place once, before the first partition; a resident
+ * key's uploaded now when key_upload_at_prepare (the partitions then find the arrays by
+ * their host addresses and read no host page). */
 static g16_status cuda_prepare_key(backend *be, const groth16_prover_key *pk)
 {
-    if (be->key_placement != BACKEND_KEY_STREAMED)
-        return G16_OK;
     cuda_backend_state *bs = be->impl;
     key_points keys[5];
     key_arrays(keys, pk);
+    if (be->key_placement == BACKEND_KEY_RESIDENT && be->key_upload_at_prepare) {
+        for (int k = 0; k < 5; k++) {
+            g16_status st =
+                cuda_ctx_resident(bs->ctx, &keys[k].dev, keys[k].host, keys[k].bytes);
+            if (st)
+                return st;
+        }
+        return G16_OK;
+    }
+    if (be->key_placement != BACKEND_KEY_STREAMED)
+        return G16_OK;
     for (int k = 0; k < 5; k++)
         if (!cuda_ctx_pin_host(bs->ctx, keys[k].host, keys[k].bytes))
             bs->pin_failed = true;

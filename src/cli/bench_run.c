@@ -28,6 +28,34 @@ static double peak_rss_gib(void)
     return ru.ru_maxrss / (1024.0 * 1024.0); /* ru_maxrss is in KiB on Linux */
 }
 
+/* VmHWM, the peak resident set, in GiB (0 when /proc says nothing). */
+static double hwm_gib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    unsigned long kib = 0;
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "VmHWM: %lu kB", &kib) == 1)
+                break;
+        fclose(f);
+    }
+    return kib / (1024.0 * 1024.0);
+}
+
+/* Starts VmHWM again from the current RSS (Linux: "5" to /proc/self/clear_refs), so that
+ * the run's peak is told apart from the setup's. */
+static bool g_hwm_reset; /* VmHWM started again when the pipeline was created */
+
+static bool hwm_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f)
+        return false;
+    bool ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
 static void human_bytes(char *out, size_t cap, uint64_t bytes)
 {
     if (bytes >= ((uint64_t)1 << 30))
@@ -206,9 +234,18 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
     human_bytes(peak, sizeof peak, ps->peak_admitted_bytes);
     printf("  memory: host budget %s (key %s, cached witnesses %s), %s per partition in "
            "flight, %zu buffer slot%s (allocated once, taken %zu times); peak admitted %s; "
-           "peak RSS %.2f GiB\n",
+           "peak RSS %.2f GiB",
            budget, key_b, held, per, ps->slots, ps->slots == 1 ? "" : "s", ps->slot_acquisitions,
            peak, peak_rss_gib());
+    if (g_hwm_reset)
+        printf(" (since the pipeline started: %.2f GiB)", hwm_gib());
+    printf("\n");
+    if (ps->key_host_released) {
+        char rel[32];
+        human_bytes(rel, sizeof rel, ps->key_host_released);
+        printf("  key: resident on every GPU, %s of its host pages dropped at start-up "
+               "(--release-key)\n", rel);
+    }
     if (ps->gpu_devices) {
         char dpeak[32], pool[32], key[32];
         human_bytes(dpeak, sizeof dpeak, ps->device_peak_bytes);
@@ -255,8 +292,9 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
                           .host_reserved = (uint64_t)o->synth_cache *
                                            ((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) *
                                            32,
-                          .g2_on_cpu = o->g2_on_cpu,
+                          .g2_on_cpu = o->g2_on_cpu, .release_key_host = o->release_key,
                           .key_placement = (backend_key_placement)o->key_placement};
+    g_hwm_reset = hwm_reset(); /* the run's peak apart from the setup's */
     if ((st = pipeline_create(&pl, &pc)))
         goto fail;
     pipeline_stats ps;

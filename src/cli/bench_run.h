@@ -28,6 +28,8 @@ typedef struct {
     uint64_t mem_budget;     /* 0: the pipeline's default */
     uint64_t device_budget;  /* bytes per GPU; 0: 95% of its memory */
     bool g2_on_cpu;          /* --g2-cpu: each B2 MSM on the CPU beside the backend */
+    bool release_key;        /* --release-key: the key's host pages dropped once it is
+                                resident on every GPU (pipeline_config.release_key_host) */
     int key_placement;       /* --gpu-key: a backend_key_placement (0: auto) */
     size_t synth_cache;      /* --synth-cache K: K witnesses synthesized before the run,
                                 copied into every partition (0: synthesize each) */

@@ -23,6 +23,10 @@
  * --trace FILE records the partitions' timeline (trace/trace_session.h) for `g16 trace`;
  * --timeline prints it on stderr as TIMELINE and TIMING lines.
  * G16_SETUP_TIMES=1 prints the setup's stage times on stderr (bench/NOTES.md).
+ * --release-key (CUDA, key resident): the key is uploaded while the pipeline starts and
+ * its host pages dropped (pipeline_config.release_key_host), so the budget and the RSS
+ * hold partitions only; the peak RSS since the pipeline started is printed beside the
+ * whole run's.
  * --zkey takes the circuit from a snarkjs key instead: every job has P = the number of
  * witness files after --wtns (a --partitions that says otherwise is an error), partition
  * p being witness file p, checked against the key when it is synthesized; the key's own
@@ -121,12 +125,14 @@ static int usage(void)
             "         [--synth-cache K] [--public K]\n"
             "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
             "         [--backend cpu|cuda|auto] [--g2-cpu] [--gpu-key auto|resident|streamed]\n"
+            "         [--release-key]\n"
             "         [--trace FILE] [--timeline]\n"
             "       g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [-c/--count N]\n"
             "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
             "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--proofs FILE]\n"
             "         [--out DIR]\n"
             "         [--backend cpu|cuda|auto] [--g2-cpu] [--gpu-key auto|resident|streamed]\n"
+            "         [--release-key]\n"
             "         [--trace FILE] [--timeline]\n"
             "         (N jobs, each of one partition per witness file)\n");
     return 2;
@@ -329,6 +335,8 @@ int cmd_bench(int argc, char **argv)
             ok = count_arg(&ro.synth_cache, a, argv[++i], 1024);
         else if (!strcmp(a, "--g2-cpu"))
             ro.g2_on_cpu = true;
+        else if (!strcmp(a, "--release-key"))
+            ro.release_key = true;
         else if (!strcmp(a, "--gpu-key") && v) {
             backend_key_placement kp;
             if (backend_key_placement_parse(&kp, argv[++i])) {

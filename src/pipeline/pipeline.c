@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -243,6 +244,34 @@ uint64_t pipeline_partition_host_bytes(const groth16_prover_key *pk, bool gpu,
 uint64_t pipeline_key_host_bytes(const groth16_prover_key *pk)
 {
     return backend_key_device_bytes(pk); /* the same arrays as on the device */
+}
+
+/* The key's point arrays as the prover reads them (A, B1, B2, C, H). */
+static void key_point_arrays(const void *ptr[5], size_t bytes[5], const groth16_prover_key *pk)
+{
+    size_t nv = pk->n_vars, np = pk->n_public, n = pk->domain_size;
+    size_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
+    const void *p[5] = {pk->a, pk->b1, pk->b2, pk->c, pk->h};
+    size_t b[5] = {na * 96, nb * 96, nb * 192, (nv - np - 1) * 96, n * 96};
+    for (int k = 0; k < 5; k++) {
+        ptr[k] = p[k];
+        bytes[k] = b[k];
+    }
+}
+
+/* Drops the host pages wholly inside [p, p + bytes): the kernel frees them (anonymous
+ * memory then reads as zeros; a private file mapping reads back from the file). Returns
+ * the bytes dropped. */
+static uint64_t drop_pages(const void *p, size_t bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (!p || page <= 0)
+        return 0;
+    uintptr_t lo = ((uintptr_t)p + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
+    uintptr_t hi = ((uintptr_t)p + bytes) / (uintptr_t)page * (uintptr_t)page;
+    if (hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return 0;
+    return hi - lo;
 }
 
 uint64_t pipeline_default_host_budget(void)
@@ -518,10 +547,14 @@ static bool prover_open(worker *w)
     double prepare_ms = 0;
     if (!st) {
         w->be->key_placement = pl->key_placement;
+        w->be->key_upload_at_prepare = pl->cfg.release_key_host;
         uint64_t span = trace_begin();
         st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
         if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
             trace_end(span, TRACE_KERNEL, "pinning the key");
+        else if (pl->cfg.release_key_host)
+            trace_end_on(span, TRACE_UPLOAD, w->device, pipeline_key_host_bytes(pl->cfg.key),
+                         "key points (at start-up)");
     }
     pl_lock(pl);
     if (st && !pl->open_status) {
@@ -865,7 +898,23 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
      * and what the caller holds (at 2^27 the key alone is ~48 GB: left out, a 100G
      * budget admitted four partitions of 21 GB and the process was killed at 150 GB). */
     uint64_t per = pipeline_partition_host_bytes(c->key, pl->gpu, parallel_threads());
-    uint64_t key_bytes = pipeline_key_host_bytes(c->key), held = key_bytes + c->host_reserved;
+    uint64_t key_bytes = pipeline_key_host_bytes(c->key);
+    if (c->release_key_host) {
+        if (!pl->gpu || pl->key_placement != BACKEND_KEY_RESIDENT) {
+            pl->shut = true;
+            pipeline_free(pl);
+            return status_fail(G16_ERR_INVALID_ARGUMENT,
+                               "pipeline: releasing the key's host pages needs the key "
+                               "resident on the GPU (this pipeline: %s)",
+                               pl->gpu ? "the key streamed from host memory" : "the CPU");
+        }
+        /* Only B2 stays in host memory, and only for the CPU's B2 MSMs. */
+        const void *ptr[5];
+        size_t bytes[5];
+        key_point_arrays(ptr, bytes, c->key);
+        key_bytes = c->g2_on_cpu ? bytes[2] : 0;
+    }
+    uint64_t held = key_bytes + c->host_reserved;
     uint64_t fit = c->host_budget > held ? (c->host_budget - held) / per : 0;
     pl->stats.partition_bytes = per;
     pl->stats.host_budget = c->host_budget;
@@ -923,6 +972,16 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
     if (!st && pl->open_status)
         st = status_fail(pl->open_status, "%s", pl->open_error);
     pl_unlock(pl);
+    /* Every worker has uploaded the key: its host pages can go (B2's stay for the CPU's
+     * B2 MSMs). */
+    if (!st && c->release_key_host) {
+        const void *ptr[5];
+        size_t bytes[5];
+        key_point_arrays(ptr, bytes, c->key);
+        for (int k = 0; k < 5; k++)
+            if (!(k == 2 && c->g2_on_cpu))
+                pl->stats.key_host_released += drop_pages(ptr[k], bytes[k]);
+    }
     for (unsigned i = 0; !st && i < c->finalize_threads; i++)
         st = start_worker(pl, ROLE_FINALIZE, i, TRACE_CPU, 0);
     for (unsigned i = 0; !st && i < c->synth_threads; i++)

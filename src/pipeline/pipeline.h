@@ -140,6 +140,13 @@ typedef struct {
                                   partitions */
     backend_key_placement key_placement; /* CUDA: AUTO (0) = resident when the key and
                                   one partition fit the device budget, else streamed */
+    bool release_key_host;     /* CUDA, key resident: every worker uploads the key while
+                                  the pipeline starts, then the host pages of its points
+                                  are dropped (madvise DONTNEED; B2's kept for g2_on_cpu)
+                                  and the budget charges them no more. The caller must
+                                  not read them afterwards: an in-memory key reads as
+                                  zeros, one mapped from a file reads back from it.
+                                  Refused with the key streamed or the CPU backend. */
 } pipeline_config;
 
 typedef enum { PIPELINE_DRAIN, PIPELINE_CANCEL } pipeline_stop;
@@ -187,6 +194,7 @@ typedef struct {
     bool key_streamed;              /* the key streamed from host memory (not resident) */
     bool key_stream_pinned;         /* ... from pinned memory (else pageable copies) */
     double key_prepare_ms;          /* pinning a streamed key at start-up (slowest worker) */
+    uint64_t key_host_released;     /* bytes of key pages dropped (release_key_host) */
 } pipeline_stats;
 
 /* Starts the threads (and, for CUDA, one backend per device). G16_ERR_INVALID_ARGUMENT for

@@ -4,7 +4,8 @@
 # - several jobs (-c 3 -j 2) with 2 synthesis threads and 2 prover workers: every proof
 #   verified, one 192-byte record per partition, a row per job, the run's figures;
 # - --mem-budget: below one partition is an error naming both figures (exit 2), a bad
-#   value is refused (exit 2), so are a bad --gpu-key and G16_GPU_KEY; a budget of one and a half partitions leaves one buffer slot
+#   value is refused (exit 2), so are a bad --gpu-key and G16_GPU_KEY, and --release-key
+#   on the CPU; a budget of one and a half partitions leaves one buffer slot
 #   and the report blames the budget;
 # - with synthesis made slower than proving (--synth-cost) and one synthesis thread, the
 #   report's largest cause of prover idle time is synthesis; with two threads the prover's
@@ -33,6 +34,7 @@ bench --constraints 4096 --partitions 1 --mem-budget 12X > /dev/null 2> "$d/e2";
 bench --constraints 4096 --partitions 1 -c 0 > /dev/null 2> /dev/null; rc3=$?
 bench --constraints 4096 --partitions 1 --gpu-key somewhere > /dev/null 2> "$d/e4"; rc4=$?
 G16_GPU_KEY=nowhere bench --constraints 4096 --partitions 1 > /dev/null 2> "$d/e5"; rc5=$?
+bench --constraints 4096 --partitions 1 --release-key > /dev/null 2> "$d/e6"; rc6=$?
 set -e
 test $rc1 -eq 2 && grep -q "one partition needs .* more than the memory budget of" "$d/e1" ||
   fail "a budget below one partition: rc $rc1, $(cat "$d/e1")"
@@ -42,6 +44,8 @@ test $rc4 -eq 2 && grep -q "gpu-key takes auto, resident or streamed" "$d/e4" ||
   fail "a bad --gpu-key: rc $rc4, $(cat "$d/e4")"
 test $rc5 -ne 0 && grep -q "G16_GPU_KEY=nowhere" "$d/e5" ||
   fail "a bad G16_GPU_KEY: rc $rc5, $(cat "$d/e5")"
+test $rc6 -eq 2 && grep -q "needs the key resident on the GPU" "$d/e6" ||
+  fail "--release-key on the CPU: rc $rc6, $(cat "$d/e6")"
 need=$(sed -n 's/.*one partition needs \([0-9.]*\) MiB.*/\1/p' "$d/e1")
 all=$(sed -n 's/.*: \([0-9.]*\) MiB in all.*/\1/p' "$d/e1")
 budget=$(python3 -c "print(int(($all + $need / 2) * 1048576))")
