@@ -294,9 +294,11 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
                                            32,
                           .g2_on_cpu = o->g2_on_cpu, .release_key_host = o->release_key,
                           .key_placement = (backend_key_placement)o->key_placement};
-    g_hwm_reset = hwm_reset(); /* the run's peak apart from the setup's */
     if ((st = pipeline_create(&pl, &pc)))
         goto fail;
+    /* The run's peak apart from the setup's (and, with --release-key, from the key's
+     * host pages, dropped inside pipeline_create). */
+    g_hwm_reset = hwm_reset();
     pipeline_stats ps;
     pipeline_stats_get(pl, &ps);
     printf("  backend: %s\n", pipeline_describe(pl));
