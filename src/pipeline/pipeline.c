@@ -901,12 +901,12 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
     uint64_t key_bytes = pipeline_key_host_bytes(c->key);
     if (c->release_key_host) {
         if (!pl->gpu || pl->key_placement != BACKEND_KEY_RESIDENT) {
+            const char *why = pl->gpu ? "the key streamed from host memory" : "the CPU";
             pl->shut = true;
             pipeline_free(pl);
             return status_fail(G16_ERR_INVALID_ARGUMENT,
                                "pipeline: releasing the key's host pages needs the key "
-                               "resident on the GPU (this pipeline: %s)",
-                               pl->gpu ? "the key streamed from host memory" : "the CPU");
+                               "resident on the GPU (this pipeline: %s)", why);
         }
         /* Only B2 stays in host memory, and only for the CPU's B2 MSMs. */
         const void *ptr[5];
