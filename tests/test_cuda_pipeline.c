@@ -78,11 +78,10 @@ static bool run_job(pipeline *pl, const test_circuit_key *k, int32_t id, size_t 
 static void test_release(const test_circuit_key *k, const pipeline_config *base)
 {
     groth16_prover_key pk = k->pk;
-    size_t nv = pk.n_vars, np = pk.n_public, n = pk.domain_size;
-    size_t na = pk.density_a ? pk.n_a : nv, nb = pk.density_b ? pk.n_b : nv;
-    size_t bytes[5] = {na * 96, nb * 96, nb * 192, (nv - np - 1) * 96, n * 96};
-    const uint8_t *src[5] = {pk.a, pk.b1, pk.b2, pk.c, pk.h};
-    uint8_t *copy[5] = {0};
+    const uint8_t *src[BACKEND_KEY_ARRAYS];
+    size_t bytes[BACKEND_KEY_ARRAYS];
+    backend_key_arrays(&pk, src, bytes);
+    uint8_t *copy[BACKEND_KEY_ARRAYS] = {0};
     bool ok = true;
     for (int i = 0; i < 5; i++) {
         copy[i] = aligned_alloc(4096, (bytes[i] + 4095) / 4096 * 4096);

@@ -83,12 +83,29 @@ g16_status backend_key_placement_default(backend_key_placement *p)
     return G16_OK;
 }
 
+void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND_KEY_ARRAYS],
+                        size_t bytes[BACKEND_KEY_ARRAYS])
+{
+    size_t nv = pk->n_vars, n = pk->domain_size;
+    size_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
+    const uint8_t *p[BACKEND_KEY_ARRAYS] = {pk->a, pk->b1, pk->b2, pk->c, pk->h};
+    size_t b[BACKEND_KEY_ARRAYS] = {na * 96, nb * 96, nb * 192, (nv - pk->n_public - 1) * 96,
+                                    n * 96};
+    for (int k = 0; k < BACKEND_KEY_ARRAYS; k++) {
+        ptr[k] = p[k];
+        bytes[k] = b[k];
+    }
+}
+
 uint64_t backend_key_device_bytes(const groth16_prover_key *pk)
 {
-    uint64_t nv = pk->n_vars, n = pk->domain_size;
-    uint64_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
-    uint64_t n_aux = nv - pk->n_public - 1;
-    return (na + nb + n_aux + n) * 96 + nb * 192;
+    const uint8_t *ptr[BACKEND_KEY_ARRAYS];
+    size_t bytes[BACKEND_KEY_ARRAYS];
+    backend_key_arrays(pk, ptr, bytes);
+    uint64_t all = 0;
+    for (int k = 0; k < BACKEND_KEY_ARRAYS; k++)
+        all += bytes[k];
+    return all;
 }
 
 uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed)

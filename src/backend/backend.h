@@ -46,6 +46,12 @@ bool backend_key_placement_parse(backend_key_placement *p, const char *name);
  * when it holds anything else. */
 g16_status backend_key_placement_default(backend_key_placement *p);
 
+/* A key's point arrays as the prover reads them, A, B1, B2, C, H (A and B dense when the
+ * key has no densities): their host addresses and sizes in bytes. */
+enum { BACKEND_KEY_ARRAYS = 5 };
+void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND_KEY_ARRAYS],
+                        size_t bytes[BACKEND_KEY_ARRAYS]);
+
 /* Device bytes of a key's points (A, B1, B2, C, H), and what one partition needs on a
  * device besides them: its vectors and the largest MSM's scratch, plus the two chunk
  * buffers when the key is streamed. Estimates for admission (pipeline.h). */

@@ -225,16 +225,13 @@ static g16_status msm_key_g2(cuda_backend_state *bs, g2_jac_t *r, cuda_msm_info 
 
 /* The key's arrays as cuda_partition reads them (all-dense queries when the key has no
  * densities). */
-static void key_arrays(key_points keys[5], const groth16_prover_key *pk)
+static void key_arrays(key_points keys[BACKEND_KEY_ARRAYS], const groth16_prover_key *pk)
 {
-    size_t nv = pk->n_vars, np = pk->n_public, n = pk->domain_size;
-    size_t na = !pk->density_a || pk->n_a == nv ? nv : pk->n_a;
-    size_t nb = !pk->density_b || pk->n_b == nv ? nv : pk->n_b;
-    keys[0] = (key_points){NULL, pk->a, na * 96};
-    keys[1] = (key_points){NULL, pk->b1, nb * 96};
-    keys[2] = (key_points){NULL, pk->b2, nb * 192};
-    keys[3] = (key_points){NULL, pk->c, (nv - np - 1) * 96};
-    keys[4] = (key_points){NULL, pk->h, n * 96};
+    const uint8_t *ptr[BACKEND_KEY_ARRAYS];
+    size_t bytes[BACKEND_KEY_ARRAYS];
+    backend_key_arrays(pk, ptr, bytes);
+    for (int k = 0; k < BACKEND_KEY_ARRAYS; k++)
+        keys[k] = (key_points){NULL, ptr[k], bytes[k]};
 }
 
 /* A streamed key's arrays pinned in place once, before the first partition; a resident

@@ -246,19 +246,6 @@ uint64_t pipeline_key_host_bytes(const groth16_prover_key *pk)
     return backend_key_device_bytes(pk); /* the same arrays as on the device */
 }
 
-/* The key's point arrays as the prover reads them (A, B1, B2, C, H). */
-static void key_point_arrays(const void *ptr[5], size_t bytes[5], const groth16_prover_key *pk)
-{
-    size_t nv = pk->n_vars, np = pk->n_public, n = pk->domain_size;
-    size_t na = pk->density_a ? pk->n_a : nv, nb = pk->density_b ? pk->n_b : nv;
-    const void *p[5] = {pk->a, pk->b1, pk->b2, pk->c, pk->h};
-    size_t b[5] = {na * 96, nb * 96, nb * 192, (nv - np - 1) * 96, n * 96};
-    for (int k = 0; k < 5; k++) {
-        ptr[k] = p[k];
-        bytes[k] = b[k];
-    }
-}
-
 /* Drops the host pages wholly inside [p, p + bytes): the kernel frees them (anonymous
  * memory then reads as zeros; a private file mapping reads back from the file). Returns
  * the bytes dropped. */
@@ -909,9 +896,9 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
                                "resident on the GPU (this pipeline: %s)", why);
         }
         /* Only B2 stays in host memory, and only for the CPU's B2 MSMs. */
-        const void *ptr[5];
-        size_t bytes[5];
-        key_point_arrays(ptr, bytes, c->key);
+        const uint8_t *ptr[BACKEND_KEY_ARRAYS];
+        size_t bytes[BACKEND_KEY_ARRAYS];
+        backend_key_arrays(c->key, ptr, bytes);
         key_bytes = c->g2_on_cpu ? bytes[2] : 0;
     }
     uint64_t held = key_bytes + c->host_reserved;
@@ -975,10 +962,10 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
     /* Every worker has uploaded the key: its host pages can go (B2's stay for the CPU's
      * B2 MSMs). */
     if (!st && c->release_key_host) {
-        const void *ptr[5];
-        size_t bytes[5];
-        key_point_arrays(ptr, bytes, c->key);
-        for (int k = 0; k < 5; k++)
+        const uint8_t *ptr[BACKEND_KEY_ARRAYS];
+        size_t bytes[BACKEND_KEY_ARRAYS];
+        backend_key_arrays(c->key, ptr, bytes);
+        for (int k = 0; k < BACKEND_KEY_ARRAYS; k++)
             if (!(k == 2 && c->g2_on_cpu))
                 pl->stats.key_host_released += drop_pages(ptr[k], bytes[k]);
     }
