@@ -722,10 +722,6 @@ int daemon_run(const daemon_config *cfg)
         rc = start_fail("%s", g16_last_error());
         goto out;
     }
-    if (!write_port_file(state_dir, d->port)) {
-        rc = start_fail("%s/port: %s", state_dir, strerror(errno));
-        goto out;
-    }
     for (; started < nw; started++)
         if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
             rc = start_fail("cannot start worker threads");
@@ -742,6 +738,12 @@ int daemon_run(const daemon_config *cfg)
     if (requeued)
         dlog("%zu job%s from this owner's last run back in the queue", requeued,
              requeued == 1 ? "" : "s");
+    /* Last: a client that sees the port file finds the daemon started and its start-up
+     * logged. */
+    if (!write_port_file(state_dir, d->port)) {
+        rc = start_fail("%s/port: %s", state_dir, strerror(errno));
+        goto stop;
+    }
 
     int sig = 0;
     while (sigwait(&sigs, &sig) != 0)

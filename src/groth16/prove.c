@@ -12,6 +12,7 @@
 #include "groth16/zkey_evals.h"
 #include "msm/msm.h"
 #include "trace/trace.h"
+#include "util/big_alloc.h"
 #include "util/clock.h"
 #include "util/status.h"
 
@@ -82,13 +83,13 @@ static g16_status query_scalars(msm_scalars **out, const uint64_t *density, size
     if (!density || count == n_vars)
         return z_bytes ? msm_scalars_prepare(out, z_bytes, n_vars)
                        : msm_scalars_prepare_fr(out, z, n_vars);
-    fr_t *g = malloc((count ? count : 1) * sizeof *g);
+    fr_t *g = big_alloc(count * sizeof *g);
     if (!g)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "gathering %zu witness entries", count);
     density_gather(g, z_bytes ? (const void *)z_bytes : (const void *)z, density, n_vars);
     g16_status st = z_bytes ? msm_scalars_prepare(out, (const uint8_t *)g, count)
                             : msm_scalars_prepare_fr(out, g, count);
-    free(g);
+    big_free(g);
     return st;
 }
 
@@ -347,7 +348,7 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
         return st;
 
     size_t n = key->domain_size, np = key->n_public;
-    fr_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    fr_t *a = big_alloc(n * sizeof *a), *b = big_alloc(n * sizeof *b), *c = big_alloc(n * sizeof *c);
     fr_t *inputs = malloc((np ? np : 1) * sizeof *inputs);
     if (!a || !b || !c || !inputs) {
         st = status_fail(G16_ERR_OUT_OF_MEMORY, "prover buffers for domain %zu", n);
@@ -372,9 +373,9 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
     inputs = NULL;
     stats->ms_total = clock_ms() - t0;
 out:
-    free(a);
-    free(b);
-    free(c);
+    big_free(a);
+    big_free(b);
+    big_free(c);
     free(inputs);
     return st;
 }

@@ -80,6 +80,7 @@
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
 #include "trace/trace.h"
+#include "util/big_alloc.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -993,7 +994,7 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
         goto done;
     }
     for (unsigned t = 0; t < threads; t++) {
-        char *block = aligned_alloc(64, per_worker);
+        char *block = big_alloc(per_worker);
         if (!block) {
             st = status_fail(G16_ERR_OUT_OF_MEMORY,
                              "msm: %zu bytes of bucket scratch for each of %u threads "
@@ -1023,7 +1024,7 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
 done:
     if (x.scratch)
         for (unsigned t = 0; t < threads; t++)
-            free(x.scratch[t].block);
+            big_free(x.scratch[t].block);
     free(x.scratch);
     free(x.window_sum);
     return st;

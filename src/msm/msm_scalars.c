@@ -5,6 +5,7 @@
 
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
+#include "util/big_alloc.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -177,13 +178,12 @@ static g16_status prepare(msm_scalars **out, const uint8_t *bytes, const fr_t *f
         x.add[bit / 64] |= (uint64_t)1 << (bit % 64);
     }
 
-    /* aligned_alloc wants a multiple of the alignment; at least one element each. */
-    size_t one_bytes = (s->ones ? s->ones : 1) * sizeof(uint32_t);
-    size_t idx_bytes = (s->others ? s->others : 1) * sizeof(uint32_t);
-    size_t k_bytes = (s->others ? s->others : 1) * sizeof *s->other_k;
-    s->one_index = malloc(one_bytes);
-    s->other_index = malloc(idx_bytes);
-    s->other_k = aligned_alloc(64, (k_bytes + 63) / 64 * 64);
+    size_t one_bytes = s->ones * sizeof(uint32_t);
+    size_t idx_bytes = s->others * sizeof(uint32_t);
+    size_t k_bytes = s->others * sizeof *s->other_k;
+    s->one_index = big_alloc(one_bytes);
+    s->other_index = big_alloc(idx_bytes);
+    s->other_k = big_alloc(k_bytes);
     if (!s->one_index || !s->other_index || !s->other_k) {
         size_t ones = s->ones, others = s->others;
         free(x.counts);
@@ -222,9 +222,9 @@ void msm_scalars_free(msm_scalars *s)
 {
     if (!s)
         return;
-    free(s->one_index);
-    free(s->other_index);
-    free(s->other_k);
+    big_free(s->one_index);
+    big_free(s->other_index);
+    big_free(s->other_k);
     free(s);
 }
 
