@@ -1,52 +1,114 @@
 #include "big_alloc.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Below this a buffer is cheap to fault in and a mapping of its own would waste most of
  * a huge page. */
 #define BIG_MIN ((size_t)1 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
-#define HEADER 64 /* keeps the caller's pointer 64-byte aligned */
+#define HEADER 64 /* in front of the caller's pointer; keeps it 64-byte aligned */
+
+/* Freed mappings kept for reuse: a proof allocates the same few buffers once per MSM
+ * (scalars, bucket scratch), and each fresh huge page costs the kernel 2 MiB of zeroing.
+ * Only small mappings are kept, so the cache never holds more than CACHE_BYTES. */
+#define CACHE_SLOTS 16
+#define CACHE_MAX_ONE ((size_t)64 << 20)
+#define CACHE_BYTES ((size_t)128 << 20)
 
 typedef struct {
-    void *base;       /* what malloc or mmap returned */
-    size_t map_bytes; /* 0 for malloc'd buffers */
+    void *map;        /* what malloc or mmap returned */
+    size_t map_bytes; /* the mapping's length; 0 for malloc'd buffers */
+    size_t data_bytes; /* usable bytes from the caller's pointer */
 } header;
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static header cache[CACHE_SLOTS];
+static size_t cache_n, cache_total;
 
 static header *header_of(void *p) { return (header *)((char *)p - HEADER); }
 
-void *big_alloc(size_t bytes)
+/* A cached mapping of at least `bytes` that wastes at most about half of itself, or NULL. */
+static char *cache_take(size_t bytes)
 {
-    if (bytes > SIZE_MAX - HEADER - 2 * HUGE_PAGE)
+    char *p = NULL;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < cache_n; i++) {
+        size_t have = cache[i].data_bytes;
+        if (have >= bytes && have - bytes <= bytes + HUGE_PAGE) {
+            header h = cache[i];
+            cache[i] = cache[--cache_n];
+            cache_total -= h.map_bytes;
+            p = (char *)h.map + (h.map_bytes - h.data_bytes);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cache_mu);
+    return p;
+}
+
+static bool cache_put(const header *h)
+{
+    bool kept = false;
+    pthread_mutex_lock(&cache_mu);
+    if (h->map_bytes <= CACHE_MAX_ONE && cache_n < CACHE_SLOTS &&
+        cache_total + h->map_bytes <= CACHE_BYTES) {
+        cache[cache_n++] = *h;
+        cache_total += h->map_bytes;
+        kept = true;
+    }
+    pthread_mutex_unlock(&cache_mu);
+    return kept;
+}
+
+/* *fresh: the memory is a new mapping's, so still zero. */
+static void *alloc(size_t bytes, bool *fresh)
+{
+    *fresh = false;
+    if (bytes > SIZE_MAX / 2)
         return NULL;
     if (bytes < BIG_MIN) {
         size_t total = (bytes + HEADER + 63) & ~(size_t)63;
         char *raw = aligned_alloc(64, total);
         if (!raw)
             return NULL;
-        *(header *)raw = (header){raw, 0};
+        *(header *)raw = (header){raw, 0, total - HEADER};
         return raw + HEADER;
     }
-    /* Map a huge page more than needed, then trim to a 2 MiB aligned run of whole huge
-     * pages: only aligned 2 MiB extents can be backed by huge pages. */
-    size_t len = (bytes + HEADER + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    char *raw = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+    size_t len = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    char *p = cache_take(bytes);
+    if (p)
+        return p;
+    /* The data: whole huge pages from a 2 MiB boundary (only aligned 2 MiB extents can be
+     * backed by huge pages), the header in the small page just before them, so a buffer
+     * of exactly 2^k bytes takes 2^k / 2 MiB huge pages and not one more. */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *raw = mmap(NULL, len + HUGE_PAGE + page, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
-    char *base = (char *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    size_t lead = (size_t)(base - raw), tail = HUGE_PAGE - lead;
-    if (lead)
-        munmap(raw, lead);
-    if (tail)
-        munmap(base + len, tail);
+    char *data = (char *)(((uintptr_t)raw + page + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    char *start = data - page, *end = data + len, *raw_end = raw + len + HUGE_PAGE + page;
+    if (start > raw)
+        munmap(raw, (size_t)(start - raw));
+    if (raw_end > end)
+        munmap(end, (size_t)(raw_end - end));
     /* Advice only: where THP is off the buffer works the same on small pages. */
-    (void)madvise(base, len, MADV_HUGEPAGE);
-    *(header *)base = (header){base, len};
-    return base + HEADER;
+    (void)madvise(data, len, MADV_HUGEPAGE);
+    *header_of(data) = (header){start, len + page, len};
+    *fresh = true;
+    return data;
+}
+
+void *big_alloc(size_t bytes)
+{
+    bool fresh;
+    return alloc(bytes, &fresh);
 }
 
 void *big_calloc(size_t count, size_t size)
@@ -54,8 +116,9 @@ void *big_calloc(size_t count, size_t size)
     if (size && count > SIZE_MAX / size)
         return NULL;
     size_t bytes = count * size;
-    void *p = big_alloc(bytes);
-    if (p && header_of(p)->map_bytes == 0)
+    bool fresh;
+    void *p = alloc(bytes, &fresh);
+    if (p && !fresh)
         memset(p, 0, bytes);
     return p;
 }
@@ -65,8 +128,8 @@ void big_free(void *p)
     if (!p)
         return;
     header h = *header_of(p);
-    if (h.map_bytes)
-        munmap(h.base, h.map_bytes);
-    else
-        free(h.base);
+    if (!h.map_bytes)
+        free(h.map);
+    else if (!cache_put(&h))
+        munmap(h.map, h.map_bytes);
 }
