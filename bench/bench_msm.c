@@ -1,7 +1,7 @@
-/* CPU MSM benchmark: G1 at 2^16 .. 2^20 and G2 at 2^16, 2^18 with dense random scalars,
+/* CPU MSM benchmark: G1 at 2^16 (or --min-log2) .. 2^20 and G2 at 2^16, 2^18 with dense random scalars,
  * and G1 at 2^20 with 55% zeros / 30% ones / 15% random (a witness-like mix).
  *
- *   bench_msm [--threads T] [--max-log2 K] [--reps R] [--window C] [--mode auto|xyzz|affine]
+ *   bench_msm [--threads T] [--min-log2 K] [--max-log2 K] [--reps R] [--window C] [--mode auto|xyzz|affine]
  *             [--only g1|g2|mix] [--sweep LO-HI]
  *
  * Prints, per case, the best wall time and the least CPU time over R runs (the process's
@@ -109,7 +109,7 @@ static void sweep(const char *name, unsigned log2n, int group, const uint8_t *ba
 int main(int argc, char **argv)
 {
     settings set = {.reps = 1};
-    unsigned threads = 0, max_log2 = 20, sweep_lo = 0, sweep_hi = 0;
+    unsigned threads = 0, min_log2 = 16, max_log2 = 20, sweep_lo = 0, sweep_hi = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -117,6 +117,8 @@ int main(int argc, char **argv)
             threads = (unsigned)atoi(argv[++i]);
         else if (!strcmp(a, "--max-log2") && v)
             max_log2 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "--min-log2") && v)
+            min_log2 = (unsigned)atoi(argv[++i]);
         else if (!strcmp(a, "--reps") && v)
             set.reps = (unsigned)atoi(argv[++i]);
         else if (!strcmp(a, "--window") && v)
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
                                                          : MSM_ACCUMULATE_AUTO;
         } else {
             fprintf(stderr,
-                    "usage: %s [--threads T] [--max-log2 K] [--reps R] [--window C] "
+                    "usage: %s [--threads T] [--min-log2 K] [--max-log2 K] [--reps R] [--window C] "
                     "[--mode auto|xyzz|affine] [--only g1|g2|mix] [--sweep LO-HI]\n",
                     argv[0]);
             return 2;
@@ -152,7 +154,7 @@ int main(int argc, char **argv)
     printf("generated 2^%u G1 bases and scalars in %.0f ms\n", g1_top, wall_ms() - t0);
 
     if (!only || !strcmp(only, "g1"))
-        for (unsigned k = 16; k <= g1_top; k++) {
+        for (unsigned k = min_log2; k <= g1_top; k++) {
             if (sweep_hi)
                 sweep("G1", k, 1, g1_bases, dense, &set, sweep_lo, sweep_hi);
             else

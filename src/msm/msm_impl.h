@@ -121,9 +121,13 @@ enum {
     ONES_TAIL = 32,
     /* AUTO takes batch affine accumulation from this many points per task and batches
      * of at least BATCH_AFFINE_MIN_BATCH (c >= 10): measured crossover, one thread, G1
-     * (XYZZ / affine ms: 8192 points 93 / 100, 16384: 175 / 170, 32768: 334 / 251). */
+     * (XYZZ / affine ms: 8192 points 93 / 100, 16384: 175 / 170, 32768: 334 / 251).
+     * With the 8-lane walk (IFMA) affine wins far lower: 2 threads, G1 2^10 2.9 ms
+     * (c = 9, batches of 64) against 7.7 (XYZZ), 2^13 10.5 against 43 (2026-12-01). */
     BATCH_AFFINE_MIN_POINTS = 12288,
     BATCH_AFFINE_MIN_BATCH = 128,
+    BATCH_AFFINE_MIN_POINTS_X8 = 512,
+    BATCH_AFFINE_MIN_BATCH_X8 = 32,
     /* Points ahead whose bucket and base are prefetched. */
     PREFETCH = 8,
 };
@@ -966,10 +970,16 @@ g16_status MSM(run_with)(JAC *r, const uint8_t *bases, const msm_scalars *s,
 #endif
         if (x.batch_max < 16)
             x.batch_max = 16;
+        size_t min_points = BATCH_AFFINE_MIN_POINTS, min_batch = BATCH_AFFINE_MIN_BATCH;
+#ifdef MSM_BATCH_ADD_X8
+        if (cpu_use_ifma) {
+            min_points = BATCH_AFFINE_MIN_POINTS_X8;
+            min_batch = BATCH_AFFINE_MIN_BATCH_X8;
+        }
+#endif
         x.batch_affine = opts->accumulate == MSM_ACCUMULATE_BATCH_AFFINE ||
                          (opts->accumulate == MSM_ACCUMULATE_AUTO &&
-                          s->others / x.chunks >= BATCH_AFFINE_MIN_POINTS &&
-                          x.batch_max >= BATCH_AFFINE_MIN_BATCH);
+                          s->others / x.chunks >= min_points && x.batch_max >= min_batch);
     }
     x.ones_chunk = (s->ones + 4 * threads - 1) / (4 * threads);
     x.ones_chunk = x.ones_chunk < ONES_CHUNK_MIN ? ONES_CHUNK_MIN

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "field/cpu.h"
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
 #include "util/big_alloc.h"
@@ -17,20 +18,27 @@
  * small enough that 2 to 16 threads balance. */
 enum { CLASSIFY_CHUNK = 16384 };
 
-/* Relative cost of one bucket of the running-sum reduction (an affine-XYZZ and an
- * XYZZ-XYZZ addition) against one accumulated point (a batch affine addition): measured
- * with bench_msm, see msm_window_bits. */
-static const double REDUCE_COST = 3.0;
+/* Relative cost of one bucket of the reduction against one accumulated point, fitted to
+ * bench_msm sweeps (2 threads, AMD EPYC, G1): 3 for the scalar field code; 0.75 with the
+ * 8-lane IFMA walk, whose reductions are affine trees. The IFMA fit also charges each
+ * window bit above 14 12% more per point: the buckets of c = 14 (8192 affine G1 points,
+ * 768 KiB) are the most that fit a 1 MiB L2, and wider windows lost to their cache misses
+ * what the model without this term said they would gain (2026-12-01, 2^16 .. 2^20:
+ * best c = 14; c = 13 was the choice at 2^16 .. 2^17 and 8% slower at 2^17). */
+static const double REDUCE_COST = 3.0, REDUCE_COST_IFMA = 0.75, WIDE_WINDOW_COST_IFMA = 0.12;
 
 unsigned msm_window_bits(size_t others)
 {
-    /* Cost W(c) * (others + REDUCE_COST * 2^(c-1)) point additions: every window adds
-     * every point to a bucket, then reduces 2^(c-1) buckets. */
+    /* Cost W(c) * (others * a(c) + R * 2^(c-1)) point additions: every window adds every
+     * point to a bucket, then reduces 2^(c-1) buckets. */
+    bool ifma = cpu_use_ifma;
+    double reduce = ifma ? REDUCE_COST_IFMA : REDUCE_COST;
     unsigned best = MSM_MIN_WINDOW_BITS;
     double best_cost = 0;
     for (unsigned c = MSM_MIN_WINDOW_BITS; c <= 20; c++) {
+        double per_point = ifma && c > 14 ? 1.0 + WIDE_WINDOW_COST_IFMA * (c - 14) : 1.0;
         double cost = (double)msm_windows_for(c) *
-                      ((double)others + REDUCE_COST * (double)((size_t)1 << (c - 1)));
+                      ((double)others * per_point + reduce * (double)((size_t)1 << (c - 1)));
         if (c == MSM_MIN_WINDOW_BITS || cost < best_cost) {
             best = c;
             best_cost = cost;
