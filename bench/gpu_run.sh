@@ -4,6 +4,7 @@
 # tests msm-quick ntt pipe20):
 #   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [part26s]
 #                    [part26g2] [job26] [job26c] [part27] [pipe24] [windows] [cpu] [cpu-ifma]
+#                    [cpu-windows]
 #   build      the targets the other steps need (always run first when absent)
 #   tests      every GPU test, each against the CPU, and a snarkjs proof on the GPU
 #   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
@@ -30,6 +31,7 @@
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
 #   cpu        the CPU benchmarks on the host's cores
 #   cpu-ifma   the CPU's IFMA tests (against the scalar paths) and benchmarks, IFMA on/off
+#   cpu-windows  the CPU MSM's window widths swept on the host's cores (the model's check)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Logs go to build-gpu/logs; with $OUT set (the device tool, which returns at most 8 files)
@@ -205,6 +207,20 @@ for step in "${steps[@]}"; do
       run "bench_ntt_ifma$ifma" 120 env G16_CPU_IFMA=$ifma build-gpu/bench_ntt --min-log 16 --max-log 22
       grep -E '2\^(17|20)|H \(snarkjs\)' "$logs/bench_msm_ifma$ifma.txt" "$logs/bench_ntt_ifma$ifma.txt" |
         head -8 | sed 's/^/    /'
+    done
+    ;;
+  cpu-windows)
+    # The CPU MSM's window model (msm_scalars.c, fitted on the 2-core AMD dev machine) on
+    # this host's 16 Intel cores: every width around the model's choice, G1 2^16 .. 2^20
+    # and G2 2^16, 2^18; "(auto)" marks the model's choice.
+    cmake --build build-gpu -j "$jobs" --target bench_msm >/dev/null 2>&1
+    run cpu_windows_g1 200 build-gpu/bench_msm --min-log2 16 --max-log2 20 --reps 3 --only g1 --sweep 12-18
+    run cpu_windows_g2 200 build-gpu/bench_msm --max-log2 18 --reps 2 --only g2 --sweep 12-17
+    for f in cpu_windows_g1 cpu_windows_g2; do
+      awk '/^G[12] /{k=$2; ms=$4; if (!(k in best) || ms < best[k]) {best[k]=ms; bc[k]=$3}
+                      if ($0 ~ /auto/) {auto[k]=$3 " " ms}}
+           END {for (k in best) printf "    %s best %s %s ms, auto %s ms\n", k, bc[k], best[k], auto[k]}' \
+        "$logs/$f.txt" | sort
     done
     ;;
   *) echo "unknown step $step"; exit 2 ;;
