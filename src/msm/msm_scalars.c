@@ -2,6 +2,7 @@
  * recoding of msm_internal.h, done once per scalar vector and in parallel. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "field/cpu.h"
 #include "msm/msm.h"
@@ -19,13 +20,30 @@
 enum { CLASSIFY_CHUNK = 16384 };
 
 /* Relative cost of one bucket of the reduction against one accumulated point, fitted to
- * bench_msm sweeps (2 threads, AMD EPYC, G1): 3 for the scalar field code; 0.75 with the
- * 8-lane IFMA walk, whose reductions are affine trees. The IFMA fit also charges each
- * window bit above 14 12% more per point: the buckets of c = 14 (8192 affine G1 points,
- * 768 KiB) are the most that fit a 1 MiB L2, and wider windows lost to their cache misses
- * what the model without this term said they would gain (2026-12-01, 2^16 .. 2^20:
- * best c = 14; c = 13 was the choice at 2^16 .. 2^17 and 8% slower at 2^17). */
+ * bench_msm sweeps (G1): 3 for the scalar field code; 0.75 with the 8-lane IFMA walk,
+ * whose reductions are affine trees. The IFMA fit also charges 12% more per point for
+ * each window bit beyond the widest whose affine G1 buckets fit the L2 cache: wider
+ * windows lost to their cache misses what the model without this term said they would
+ * gain (bench/NOTES.md, "Window widths with the IFMA walk": best c = 14 on the 2-core
+ * AMD dev machine, 1 MiB L2, and 16 on the H200 host's 16 Intel cores, 2 MiB L2). */
 static const double REDUCE_COST = 3.0, REDUCE_COST_IFMA = 0.75, WIDE_WINDOW_COST_IFMA = 0.12;
+
+/* The widest window whose 2^(c-1) affine G1 buckets (96 bytes each) fit the L2 cache
+ * (1 MiB assumed when the system does not say). */
+static unsigned l2_window_bits(void)
+{
+    static _Atomic unsigned cached;
+    unsigned c = cached;
+    if (c)
+        return c;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    size_t bytes = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
+    c = 2;
+    while (c < 24 && ((size_t)1 << c) * 96 <= bytes)
+        c++;
+    cached = c;
+    return c;
+}
 
 unsigned msm_window_bits(size_t others)
 {
@@ -33,10 +51,11 @@ unsigned msm_window_bits(size_t others)
      * point to a bucket, then reduces 2^(c-1) buckets. */
     bool ifma = cpu_use_ifma;
     double reduce = ifma ? REDUCE_COST_IFMA : REDUCE_COST;
+    unsigned fits = ifma ? l2_window_bits() : 0;
     unsigned best = MSM_MIN_WINDOW_BITS;
     double best_cost = 0;
     for (unsigned c = MSM_MIN_WINDOW_BITS; c <= 20; c++) {
-        double per_point = ifma && c > 14 ? 1.0 + WIDE_WINDOW_COST_IFMA * (c - 14) : 1.0;
+        double per_point = ifma && c > fits ? 1.0 + WIDE_WINDOW_COST_IFMA * (c - fits) : 1.0;
         double cost = (double)msm_windows_for(c) *
                       ((double)others * per_point + reduce * (double)((size_t)1 << (c - 1)));
         if (c == MSM_MIN_WINDOW_BITS || cost < best_cost) {
