@@ -76,20 +76,43 @@ void groth16_prover_key_from_setup(groth16_prover_key *pk, const groth16_setup_k
 }
 
 /* The scalars of one query: the whole witness (n_vars entries: no density, or every wire
- * marked), or the count entries of the wires marked in density, gathered. */
+ * marked), or the count entries of the wires marked in density, gathered. window: the
+ * width of the digits, 0 for the G1 choice (msm_window_bits). */
 static g16_status query_scalars(msm_scalars **out, const uint64_t *density, size_t count,
-                                const fr_t *z, const uint8_t *z_bytes, size_t n_vars)
+                                const fr_t *z, const uint8_t *z_bytes, size_t n_vars,
+                                unsigned window)
 {
     if (!density || count == n_vars)
-        return z_bytes ? msm_scalars_prepare(out, z_bytes, n_vars)
-                       : msm_scalars_prepare_fr(out, z, n_vars);
+        return z_bytes ? msm_scalars_prepare_window(out, z_bytes, n_vars, window)
+                       : msm_scalars_prepare_fr_window(out, z, n_vars, window);
     fr_t *g = big_alloc(count * sizeof *g);
     if (!g)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "gathering %zu witness entries", count);
     density_gather(g, z_bytes ? (const void *)z_bytes : (const void *)z, density, n_vars);
-    g16_status st = z_bytes ? msm_scalars_prepare(out, (const uint8_t *)g, count)
-                            : msm_scalars_prepare_fr(out, g, count);
+    g16_status st = z_bytes ? msm_scalars_prepare_window(out, (const uint8_t *)g, count, window)
+                            : msm_scalars_prepare_fr_window(out, g, count, window);
     big_free(g);
+    return st;
+}
+
+/* B2's scalars, given B's prepared with the G1 width (b1): the same object when the G2
+ * width the model picks is the same (*own = NULL), else prepared again with it (*own):
+ * G2's buckets are twice G1's bytes, so they outgrow the cache a window bit earlier
+ * (bench/NOTES.md, "Window widths with the IFMA walk"). */
+static g16_status b2_scalars(const msm_scalars **use, msm_scalars **own, const msm_scalars *b1,
+                             const groth16_prover_key *pk, const fr_t *z,
+                             const uint8_t *z_bytes)
+{
+    *own = NULL;
+    *use = b1;
+    size_t others;
+    msm_scalars_counts(b1, NULL, NULL, &others);
+    unsigned c2 = others ? msm_window_bits_for(others, MSM_G2_BASE_BYTES) : 0;
+    if (!c2 || c2 == msm_scalars_window_bits(b1))
+        return G16_OK;
+    g16_status st = query_scalars(own, pk->density_b, pk->n_b, z, z_bytes, pk->n_vars, c2);
+    if (!st)
+        *use = *own;
     return st;
 }
 
@@ -165,11 +188,15 @@ static g16_status cpu_b2(g2_jac_t *b2, double *ms, const groth16_prover_key *pk,
 {
     double t0 = clock_ms();
     uint64_t span = trace_begin();
-    msm_scalars *zb = NULL;
-    g16_status st = query_scalars(&zb, pk->density_b, pk->n_b, z, z_bytes, pk->n_vars);
+    msm_scalars *zb = NULL, *z2_own = NULL;
+    const msm_scalars *z2;
+    g16_status st = query_scalars(&zb, pk->density_b, pk->n_b, z, z_bytes, pk->n_vars, 0);
     if (!st)
-        st = msm_g2_run(b2, pk->b2, zb);
+        st = b2_scalars(&z2, &z2_own, zb, pk, z, z_bytes);
+    if (!st)
+        st = msm_g2_run(b2, pk->b2, z2);
     msm_scalars_free(zb);
+    msm_scalars_free(z2_own);
     trace_end(span, TRACE_KERNEL, "MSM_B2 (CPU)");
     *ms = clock_ms() - t0;
     return st;
@@ -223,7 +250,7 @@ static g16_status steps_2_3(groth16_msm_results *res, groth16_prove_stats *stats
         return opts->partition(opts->partition_ctx, res, stats, pk, z, z_bytes, a, b, c);
 
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
-    msm_scalars *zs = NULL, *zb_own = NULL, *z_aux = NULL, *hs = NULL;
+    msm_scalars *zs = NULL, *zb_own = NULL, *z_aux = NULL, *hs = NULL, *z2_own = NULL;
     const msm_scalars *zb;
     g16_status st;
     uint64_t trace_stage = trace_begin();
@@ -239,12 +266,12 @@ static g16_status steps_2_3(groth16_msm_results *res, groth16_prove_stats *stats
      * all three when both queries cover every wire (a dense key). */
     t = clock_ms();
     trace_stage = trace_begin();
-    if ((st = query_scalars(&zs, pk->density_a, pk->n_a, z, z_bytes, nv)))
+    if ((st = query_scalars(&zs, pk->density_a, pk->n_a, z, z_bytes, nv, 0)))
         goto out;
     zb = zs;
     bool a_whole = !pk->density_a || pk->n_a == nv, b_whole = !pk->density_b || pk->n_b == nv;
     if (!(a_whole && b_whole) &&
-        (st = query_scalars(&zb_own, pk->density_b, pk->n_b, z, z_bytes, nv)))
+        (st = query_scalars(&zb_own, pk->density_b, pk->n_b, z, z_bytes, nv, 0)))
         goto out;
     if (zb_own)
         zb = zb_own;
@@ -265,7 +292,9 @@ static g16_status steps_2_3(groth16_msm_results *res, groth16_prove_stats *stats
     if (!skip_b2) {
         t = clock_ms();
         trace_stage = trace_begin();
-        if ((st = msm_g2_run(&res->b2, pk->b2, zb)))
+        const msm_scalars *z2;
+        if ((st = b2_scalars(&z2, &z2_own, zb, pk, z, z_bytes)) ||
+            (st = msm_g2_run(&res->b2, pk->b2, z2)))
             goto out;
         stats->ms_msm_g2 += clock_ms() - t;
         trace_end(trace_stage, TRACE_KERNEL, "MSM_B2");
@@ -275,6 +304,7 @@ out:
     msm_scalars_free(zb_own);
     msm_scalars_free(z_aux);
     msm_scalars_free(hs);
+    msm_scalars_free(z2_own);
     return st;
 }
 

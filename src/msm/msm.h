@@ -58,6 +58,8 @@ g16_status msm_scalars_prepare_window(msm_scalars **out, const uint8_t *scalars,
                                       unsigned window_bits);
 /* The same from Montgomery-form field elements (always below r). */
 g16_status msm_scalars_prepare_fr(msm_scalars **out, const fr_t *scalars, size_t n);
+g16_status msm_scalars_prepare_fr_window(msm_scalars **out, const fr_t *scalars, size_t n,
+                                         unsigned window_bits);
 void msm_scalars_free(msm_scalars *s);
 /* For logs: how many scalars are 0 (skipped), 1 (batch addition) and other (Pippenger).
  * Any output may be NULL. */
@@ -66,8 +68,11 @@ void msm_scalars_counts(const msm_scalars *s, size_t *zeros, size_t *ones, size_
 unsigned msm_scalars_window_bits(const msm_scalars *s);
 unsigned msm_scalars_windows(const msm_scalars *s);
 
-/* The window width the cost model picks for `others` scalars going through Pippenger. */
+/* The window width the cost model picks for `others` scalars going through Pippenger
+ * over bases of base_bytes (the buckets' share of the cache differs: G2's are twice G1's);
+ * msm_window_bits is the G1 choice, the one msm_scalars_prepare makes. */
 unsigned msm_window_bits(size_t others);
+unsigned msm_window_bits_for(size_t others, size_t base_bytes);
 
 /* How buckets accumulate points. AUTO takes batch affine when every task has enough
  * points to amortise its inversions, XYZZ otherwise. The others are for tests/benches. */

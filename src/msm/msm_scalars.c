@@ -28,30 +28,33 @@ enum { CLASSIFY_CHUNK = 16384 };
  * AMD dev machine, 1 MiB L2, and 16 on the H200 host's 16 Intel cores, 2 MiB L2). */
 static const double REDUCE_COST = 3.0, REDUCE_COST_IFMA = 0.75, WIDE_WINDOW_COST_IFMA = 0.12;
 
-/* The widest window whose 2^(c-1) affine G1 buckets (96 bytes each) fit the L2 cache
+/* The widest window whose 2^(c-1) affine buckets of base_bytes each fit the L2 cache
  * (1 MiB assumed when the system does not say). */
-static unsigned l2_window_bits(void)
+static unsigned l2_window_bits(size_t base_bytes)
 {
-    static _Atomic unsigned cached;
-    unsigned c = cached;
-    if (c)
-        return c;
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    size_t bytes = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
-    c = 2;
-    while (c < 24 && ((size_t)1 << c) * 96 <= bytes)
+    static _Atomic long cached; /* the L2's bytes, read once */
+    long l2 = cached;
+    if (!l2) {
+        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        if (l2 <= 0)
+            l2 = 1L << 20;
+        cached = l2;
+    }
+    unsigned c = 2;
+    while (c < 24 && ((size_t)1 << c) * base_bytes <= (size_t)l2)
         c++;
-    cached = c;
     return c;
 }
 
-unsigned msm_window_bits(size_t others)
+unsigned msm_window_bits(size_t others) { return msm_window_bits_for(others, MSM_G1_BASE_BYTES); }
+
+unsigned msm_window_bits_for(size_t others, size_t base_bytes)
 {
     /* Cost W(c) * (others * a(c) + R * 2^(c-1)) point additions: every window adds every
      * point to a bucket, then reduces 2^(c-1) buckets. */
     bool ifma = cpu_use_ifma;
     double reduce = ifma ? REDUCE_COST_IFMA : REDUCE_COST;
-    unsigned fits = ifma ? l2_window_bits() : 0;
+    unsigned fits = ifma ? l2_window_bits(base_bytes) : 0;
     unsigned best = MSM_MIN_WINDOW_BITS;
     double best_cost = 0;
     for (unsigned c = MSM_MIN_WINDOW_BITS; c <= 20; c++) {
@@ -243,6 +246,12 @@ g16_status msm_scalars_prepare_window(msm_scalars **out, const uint8_t *scalars,
 g16_status msm_scalars_prepare_fr(msm_scalars **out, const fr_t *scalars, size_t n)
 {
     return prepare(out, NULL, scalars, n, 0);
+}
+
+g16_status msm_scalars_prepare_fr_window(msm_scalars **out, const fr_t *scalars, size_t n,
+                                         unsigned window_bits)
+{
+    return prepare(out, NULL, scalars, n, window_bits);
 }
 
 void msm_scalars_free(msm_scalars *s)
