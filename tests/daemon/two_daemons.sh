@@ -73,13 +73,14 @@ echo "two_daemons: phase 1: $jobs jobs in $(awk "BEGIN { printf \"%.1f\", $t1 - 
      "(daemon a $na, daemon b $nb)"
 
 # --- 2: a daemon dies holding jobs; its leases expire and the other takes them ------------
-# a is frozen first, so that b claims the new jobs; then b is frozen (its state can no
+# a is frozen first, so that b claims the new jobs (each ~1 s of proving on 2 cores, long
+# enough for the poll below to see one running); then b is frozen (its state can no
 # longer change), the jobs it holds are read from the store, and b is killed.
 first=$(sql "SELECT coalesce(max(id), 0) + 1 FROM g16_jobs")
 jobs2=4
 kill -STOP "${pid[a]}"
 for i in $(seq $jobs2); do
-  "$g16" submit --state-dir "$dir/b" --constraints 8192 --partitions 2 --public 2 --seed $((1000 + 2 * i)) \
+  "$g16" submit --state-dir "$dir/b" --constraints 16384 --partitions 4 --public 2 --seed $((1000 + 2 * i)) \
     > /dev/null || fail "phase 2: g16 submit to daemon b"
 done
 held=""

@@ -322,17 +322,32 @@ G16_HD void mad_row(carry_chain &cc, uint32_t *acc, const uint32_t *a, int first
     }
 }
 
-/* The same rows with the modulus's limbs (constants) for a. */
+/* The same rows with the modulus's limbs (constants) for a. Limbs 1 and 2^32 - 1 (Fr's
+ * p(0) and p(1): r = 1 - 2^32 mod 2^64) need no multiplier: 1 x = x, and (2^32 - 1) x =
+ * (x - 1) 2^32 + (2^32 - x) for x != 0 (0 for x = 0), so those products become additions
+ * (4 of Fr's 32 multiply-adds a row). The two values are computed before the row's chain
+ * starts (its first op takes no carry in); the folding is on constants, so Fp's rows are
+ * unchanged. */
 template <class P>
 G16_HD void mad_row_p(carry_chain &cc, uint32_t *acc, int first, uint32_t x)
 {
     constexpr int N = P::N;
+    uint32_t neg_x = 0u - x, x_minus_1 = x ? x - 1 : 0;
 #pragma unroll
     for (int k = first; k < N; k += 2) {
         int lo = k - first;
-        acc[lo] = k == first ? cc.mad_lo_cc(mont<P>::p(k), x, acc[lo])
-                             : cc.madc_lo_cc(mont<P>::p(k), x, acc[lo]);
-        acc[lo + 1] = cc.madc_hi_cc(mont<P>::p(k), x, acc[lo + 1]);
+        bool start = k == first;
+        if (mont<P>::p(k) == 1u) {
+            acc[lo] = start ? cc.add_cc(acc[lo], x) : cc.addc_cc(acc[lo], x);
+            acc[lo + 1] = cc.addc_cc(acc[lo + 1], 0u);
+        } else if (mont<P>::p(k) == 0xffffffffu) {
+            acc[lo] = start ? cc.add_cc(acc[lo], neg_x) : cc.addc_cc(acc[lo], neg_x);
+            acc[lo + 1] = cc.addc_cc(acc[lo + 1], x_minus_1);
+        } else {
+            acc[lo] = start ? cc.mad_lo_cc(mont<P>::p(k), x, acc[lo])
+                            : cc.madc_lo_cc(mont<P>::p(k), x, acc[lo]);
+            acc[lo + 1] = cc.madc_hi_cc(mont<P>::p(k), x, acc[lo + 1]);
+        }
     }
 }
 
