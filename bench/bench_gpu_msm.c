@@ -5,7 +5,9 @@
  *   bench_gpu_msm [--min-log2 K] [--max-log2 K] [--case NAME] [--reps R] [--quick]
  *
  * --case keeps the cases whose name contains NAME ("G1 dense", "G2", "55/30/15"); the
- * window width can be forced with G16_GPU_MSM_WINDOW=c (4..20) to compare widths.
+ * window width can be forced with G16_GPU_MSM_WINDOW=c (4..20) to compare widths, the
+ * bucket accumulation with G16_GPU_MSM_AFFINE=0 (XYZZ) or 1 (batch-affine rounds) and the
+ * run length the rounds stop at with G16_GPU_MSM_TAIL (cuda_msm.cu, msm_batch_affine.cuh).
  *
  * Inputs: 2^20 distinct bases tiled to the size (an MSM's cost does not depend on the
  * bases being distinct). Every case is checked exactly: by linearity the tiled MSM equals
@@ -192,9 +194,14 @@ int main(int argc, char **argv)
                 snprintf(goal, sizeof goal, "%.0f", c->goal_ms);
             if (c->sppark_ms)
                 snprintf(ref, sizeof ref, "%.1f", c->sppark_ms);
-            printf("| %s | 2^%u | %.1f | %s | %s | %zu | %u | %zu | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n",
+            char acc[48];
+            if (info.affine_rounds)
+                snprintf(acc, sizeof acc, "affine, %zu rounds", info.affine_rounds);
+            else
+                snprintf(acc, sizeof acc, "XYZZ, %zu pieces", info.pieces);
+            printf("| %s | 2^%u | %.1f | %s | %s | %zu | %u | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n",
                    c->name, c->log2n, ms[runs / 2], ref, goal, info.others, info.window_bits,
-                   info.pieces, info.ms_classify, info.ms_ones, info.ms_sort, info.ms_accumulate,
+                   acc, info.ms_classify, info.ms_ones, info.ms_sort, info.ms_accumulate,
                    info.ms_reduce, exact ? "yes" : "NO");
             failures += !exact;
         }

@@ -27,6 +27,9 @@
 #   job27r     job27 with the key's host pages dropped once resident (--release-key) and
 #              a 64G budget (issue 7's <= 64 GiB)
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
+#   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
+#   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
+#   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
 #   cpu        the CPU benchmarks on the host's cores
@@ -136,7 +139,31 @@ for step in "${steps[@]}"; do
       "$logs/public.json" "$logs/proof.json"
     ;;
   msm) run bench_gpu_msm ${MSM_LIMIT:-420} build-gpu/bench_gpu_msm --max-log2 27 --reps 3; cat "$logs/bench_gpu_msm.txt" ;;
-  test_cuda_msm) run test_cuda_msm 300 build-gpu/test_cuda_msm; tail -5 "$logs/test_cuda_msm.txt" ;;
+  test_cuda_msm)
+    run test_cuda_arith_device 120 build-gpu/test_cuda_arith --device
+    run test_cuda_msm 300 build-gpu/test_cuda_msm
+    grep -hE 'bucket accumulation|differ|FAIL|checks' "$logs"/test_cuda_arith_device.txt \
+      "$logs"/test_cuda_msm.txt | head -20 | sed 's/^/    /'
+    ;;
+  affine)
+    # The two bucket accumulations side by side: batch-affine rounds, then XYZZ.
+    for a in 1 0; do
+      G16_GPU_MSM_AFFINE=$a run msm_affine$a ${MSM_LIMIT:-240} build-gpu/bench_gpu_msm --max-log2 27 --reps 2
+      grep -h '^| G' "$logs/msm_affine$a.txt" | sed 's/^/    /'
+    done
+    ;;
+  affine-tune)
+    # The batch-affine rounds' stop length (G16_GPU_MSM_TAIL) and window widths, G1 dense 2^26.
+    for t in 1 4 8; do
+      G16_GPU_MSM_AFFINE=1 G16_GPU_MSM_TAIL=$t run msm_tail$t 60 build-gpu/bench_gpu_msm \
+        --case "G1 dense" --min-log2 26 --max-log2 26 --reps 2
+    done
+    for c in 16 18 19; do
+      G16_GPU_MSM_AFFINE=1 G16_GPU_MSM_WINDOW=$c run msm_affine_w$c 60 build-gpu/bench_gpu_msm \
+        --case "G1 dense" --min-log2 26 --max-log2 26 --reps 2
+    done
+    grep -h '^| G' "$logs"/msm_tail*.txt "$logs"/msm_affine_w*.txt | sed 's/^/    /'
+    ;;
   tests-quick)
     run test_fixed_base_device 300 build-gpu/test_fixed_base --device
     run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline

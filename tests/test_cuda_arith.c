@@ -21,8 +21,8 @@
 static cuda_ctx *ctx;
 static bool on_device;
 
-enum { OP_ADD, OP_SUB, OP_MUL, OP_SQR, OP_FROM_MONT };
-static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery"};
+enum { OP_ADD, OP_SUB, OP_MUL, OP_SQR, OP_FROM_MONT, OP_INV };
+static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery", "inv"};
 
 /* Fills a[i], b[i] with random elements, the first few with edge values. */
 #define FIELD_INPUTS(F, a, b, n)                                                        \
@@ -50,7 +50,7 @@ static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery"};
         F##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);                    \
         F##_t *got = malloc(n * sizeof *got);                                            \
         FIELD_INPUTS(F, a, b, n);                                                        \
-        for (int op = OP_ADD; op <= OP_FROM_MONT; op++) {                                \
+        for (int op = OP_ADD; op <= OP_INV; op++) {                                      \
             memcpy(got, a, n * sizeof *a);                                               \
             if (!CHECK(cuda_field_check(ctx, ID, op, on_device, got, b, n) == G16_OK))    \
                 continue;                                                                \
@@ -62,6 +62,7 @@ static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery"};
                 case OP_SUB: F##_sub(&want, &a[i], &b[i]); break;                        \
                 case OP_MUL: F##_mul(&want, &a[i], &b[i]); break;                        \
                 case OP_SQR: F##_sqr(&want, &a[i]); break;                               \
+                case OP_INV: F##_inv(&want, &a[i]); break;                               \
                 default: {                                                               \
                     uint64_t limbs[LIMBS];                                               \
                     F##_to_limbs(limbs, &a[i]);                                          \
@@ -96,7 +97,9 @@ static void check_field_fp2(size_t n)
     fp2_zero(&a[0]);
     fp2_one(&b[1]);
     fp2_neg(&a[2], &b[2]);
-    for (int op = OP_ADD; op <= OP_SQR; op++) {
+    for (int op = OP_ADD; op <= OP_INV; op++) {
+        if (op == OP_FROM_MONT)
+            continue;
         memcpy(got, a, n * sizeof *a);
         if (!CHECK(cuda_field_check(ctx, 2, op, on_device, got, b, n) == G16_OK))
             continue;
@@ -107,6 +110,7 @@ static void check_field_fp2(size_t n)
             case OP_ADD: fp2_add(&want, &a[i], &b[i]); break;
             case OP_SUB: fp2_sub(&want, &a[i], &b[i]); break;
             case OP_MUL: fp2_mul(&want, &a[i], &b[i]); break;
+            case OP_INV: fp2_inv(&want, &a[i]); break;
             default: fp2_sqr(&want, &a[i]); break;
             }
             if (memcmp(&want, &got[i], sizeof want) && bad++ < 3)
@@ -142,7 +146,7 @@ static void check_field_fp2(size_t n)
         G##_affine_set_infinity(&pb[3]);                                                  \
         G##_affine_set_infinity(&pa[4]);                                                  \
         G##_affine_set_infinity(&pb[4]);                                                  \
-        for (int op = 0; op <= 2; op++) {                                                 \
+        for (int op = 0; op <= 3; op++) {                                                 \
             memset(out, 0x5a, (n) * sizeof *out);                                         \
             if (!CHECK(cuda_point_check(ctx, group, op, on_device, out, pa, pb, (n)) ==  \
                        G16_OK))                                                           \

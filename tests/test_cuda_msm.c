@@ -135,13 +135,16 @@ static void check_case(size_t n, int mix, int kind, bool montgomery, bool g2_too
     free(b1);
 }
 
-static void check_msms(void)
+/* quick: the sizes up to 2^16 + 1 only (the extra tail settings of the batch-affine path). */
+static void check_msms(bool quick)
 {
     const size_t sizes[] = {0, 1, 2, 3, 5, 31, 100, 1000, 4097, 1 << 14, (1 << 16) + 1};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             for (int kind = 0; kind < 4; kind++)
                 check_case(sizes[s], mix, kind, (mix + kind) & 1, sizes[s] <= 4097);
+    if (quick)
+        return;
     /* Window widths of larger inputs (c = 13 up to 2^17 others, 16 above). */
     check_case((1 << 20) + 3, MIX_RANDOM, 0, false, false);
     check_case(1 << 21, MIX_FILECOIN, 1, true, false);
@@ -247,7 +250,19 @@ int main(void)
     printf("backend: %s\n", gpu->description);
     setenv("G16_GPU_STREAM_CHUNK", "96000", 1);
     make_pools();
-    check_msms();
+    /* Both bucket accumulations at every size: XYZZ per point, then batch-affine rounds
+     * (msm_batch_affine.cuh; the default from 2^20 others), the latter also with the
+     * rounds stopped early and late (G16_GPU_MSM_TAIL). */
+    const char *paths[][2] = {{"0", "2"}, {"1", "2"}, {"1", "1"}, {"1", "40"}};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        setenv("G16_GPU_MSM_AFFINE", paths[i][0], 1);
+        setenv("G16_GPU_MSM_TAIL", paths[i][1], 1);
+        printf("bucket accumulation: %s (G16_GPU_MSM_AFFINE=%s G16_GPU_MSM_TAIL=%s)\n",
+               paths[i][0][0] == '1' ? "batch-affine" : "XYZZ", paths[i][0], paths[i][1]);
+        check_msms(i >= 2);
+    }
+    unsetenv("G16_GPU_MSM_AFFINE");
+    unsetenv("G16_GPU_MSM_TAIL");
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};
     for (size_t i = 0; i < 4; i++)
         check_partition(fixtures[i]);

@@ -112,11 +112,18 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
 {
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
-    /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch (H's,
-     * n dense scalars; cuda_msm.cu): canonical scalars (32 n), flags, prefix sums and
-     * index lists (20 n), sort keys and values (12 n), the sorted indices of every window
-     * (4 W n, W = 16), and up to 512 MiB of buckets and sort scratch. */
-    uint64_t bytes = (3 * n + nv + na + nb) * 32 + (32 + 20 + 12 + 64) * n + ((uint64_t)1 << 29);
+    /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch
+     * (cuda_msm.cu, msm_batch_affine.cuh) for m scalars: canonical scalars (32 m), flags,
+     * prefix sums and index lists (20 m), sort keys, values and one window's sorted
+     * indices (16 m), the batch-affine rounds' two point buffers (3/4 m affine points:
+     * 72 m in G1, 144 m in G2), and a fixed part: ~1 GiB of pair denominators, the buckets
+     * of every window (13 windows of 2^19 XYZZ points: 1.25 GiB in G1, 2.5 GiB in G2) and
+     * CUB scratch. H's MSM has n dense G1 scalars, the B2 MSM n_b G2 ones. (The XYZZ
+     * accumulation below 2^20 scalars needs less: 4 W m sorted indices, no point buffers.) */
+    uint64_t g1_msm = (32 + 20 + 16 + 72) * n + ((uint64_t)5 << 29);
+    uint64_t m2 = pk->density_b ? pk->n_b : nv;
+    uint64_t g2_msm = (32 + 20 + 16 + 144) * m2 + ((uint64_t)7 << 29);
+    uint64_t bytes = (3 * n + nv + na + nb) * 32 + (g1_msm > g2_msm ? g1_msm : g2_msm);
     return bytes + (key_streamed ? 2 * BACKEND_STREAM_CHUNK_BYTES : 0);
 }
 

@@ -47,7 +47,8 @@ size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx);
 typedef struct {
     size_t zeros, ones, others;   /* the scalar mix */
     unsigned window_bits, windows;
-    size_t pieces;                /* extra pieces of long buckets (each summed apart) */
+    size_t pieces;                /* XYZZ path: extra pieces of long buckets (each summed apart) */
+    size_t affine_rounds;         /* batch-affine path: pairing rounds, all windows; 0: XYZZ */
     double ms_upload;             /* scalars (and bases when not yet resident) */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */
@@ -149,13 +150,14 @@ g16_status cuda_fixed_base_g2(cuda_ctx *ctx, void *out, const void *table,
 /* Field arithmetic checks for the tests: run op over n element pairs on the device
  * (device=true, needs a GPU) or with the same code compiled for the host (device=false,
  * runs anywhere), in place: a[i] = a[i] op b[i]. op: 0 add, 1 sub, 2 mul, 3 sqr (of a),
- * 4 from Montgomery (of a). field: 0 Fr, 1 Fp, 2 Fp2. a and b are host arrays of the
+ * 4 from Montgomery (of a), 5 inverse (of a; 0 for 0). field: 0 Fr, 1 Fp, 2 Fp2. a and b are host arrays of the
  * CPU's layout (32, 48 or 96 bytes per element). */
 g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void *a,
                             const void *b, size_t n);
 /* The same for points: G1 (group 1) or G2 (group 2); op 0: out[i] = xyzz_add(a[i], b[i])
  * with both given as affine; op 1: xyzz_add_affine(from_affine(a[i]), b[i]); op 2:
- * xyzz_dbl(from_affine(a[i])). Output XYZZ in the CPU's layout. */
+ * xyzz_dbl(from_affine(a[i])); op 3: the batch-affine MSM's addition, affine_add_with_inverse
+ * with the inverse of its denominator. Output XYZZ in the CPU's layout. */
 g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void *out,
                             const void *a, const void *b, size_t n);
 

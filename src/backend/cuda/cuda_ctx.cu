@@ -537,6 +537,7 @@ __host__ __device__ void field_op(F *a, const F *b, size_t i, int op)
     case 1: a[i] = a[i] - b[i]; break;
     case 2: a[i] = a[i] * b[i]; break;
     case 3: a[i] = sqr(a[i]); break;
+    case 5: a[i] = inv(a[i]); break;
     default: break;
     }
 }
@@ -573,6 +574,10 @@ __host__ __device__ void point_op(xyzz_d<F> *out, const affine_d<F> *a, const af
     switch (op) {
     case 0: out[i] = xyzz_add(xyzz_from_affine(a[i]), xyzz_from_affine(b[i])); break;
     case 1: out[i] = xyzz_add_affine(xyzz_from_affine(a[i]), b[i]); break;
+    case 3:
+        out[i] = xyzz_from_affine(
+            affine_add_with_inverse(a[i], b[i], inv(affine_add_denominator(a[i], b[i]))));
+        break;
     default: out[i] = xyzz_dbl(xyzz_from_affine(a[i])); break;
     }
 }
@@ -629,7 +634,7 @@ static g16_status field_check(cuda_ctx *ctx, int op, bool device, void *a, const
 extern "C" g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void *a,
                                        const void *b, size_t n)
 {
-    if (op < 0 || op > 4)
+    if (op < 0 || op > 5)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_field_check: op %d", op);
     if (ctx)
         cudaSetDevice(ctx->device);
@@ -674,7 +679,7 @@ static g16_status point_check(cuda_ctx *ctx, int op, bool device, void *out, con
 extern "C" g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void *out,
                                        const void *a, const void *b, size_t n)
 {
-    if (op < 0 || op > 2)
+    if (op < 0 || op > 3)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_point_check: op %d", op);
     if (ctx)
         cudaSetDevice(ctx->device);

@@ -345,6 +345,8 @@ unsigned gpu_window_bits(uint32_t m)
     return lg <= 10 ? 8 : lg <= 14 ? 10 : lg <= 17 ? 13 : lg <= 24 ? 16 : 20;
 }
 
+#include "msm_batch_affine.cuh"
+
 /* Sums groups of points until one is left per group; the result lands in *result
  * (groups points). a and b are scratch of at least groups * m points each. */
 template <class F>
@@ -364,6 +366,102 @@ g16_status reduce_groups(cuda_ctx *ctx, xyzz_d<F> **result, xyzz_d<F> *a, xyzz_d
         m = m_out;
     }
     *result = in;
+    return G16_OK;
+}
+
+/* Steps 3 and 4 of msm_windows with XYZZ buckets: every window's digits sorted, then one
+ * thread per bucket (long buckets in pieces, see k_longest) into buckets[] (W nb points).
+ * Records ev[3] after the sorts and ev[4] after the sums. */
+template <class F>
+g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
+                           const affine_d<F> *bases, const scalar_d *canon,
+                           const uint32_t *idx_other, uint32_t m, unsigned c, unsigned W)
+{
+    typedef xyzz_d<F> X;
+    cudaStream_t st = ctx->stream;
+    uint32_t nb = 1u << (c - 1);
+    g16_status s;
+    /* 3. digits and the sort, window by window. */
+    dev_buf<uint32_t> keys_in, keys_out, vals_in, sorted, start, end;
+    if ((s = keys_in.alloc(ctx, m, "MSM sort keys")) || (s = keys_out.alloc(ctx, m, "MSM sort keys")) ||
+        (s = vals_in.alloc(ctx, m, "MSM sort values")) ||
+        (s = sorted.alloc(ctx, (size_t)W * m, "MSM sorted point indices")) ||
+        (s = start.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")) ||
+        (s = end.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")))
+        return s;
+    CUDA_TRY(cudaMemsetAsync(start.p, 0, (size_t)W * nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemsetAsync(end.p, 0, (size_t)W * nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    size_t sort_bytes = 0;
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in.p, keys_out.p, vals_in.p,
+                                             sorted.p, m, 0, (int)c, st),
+             G16_ERR_INTERNAL);
+    dev_buf<uint8_t> sort_temp;
+    if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")))
+        return s;
+    for (unsigned w = 0; w < W; w++) {
+        k_digits<<<blocks_for(m, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon, idx_other, m, c, w);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in.p, keys_out.p,
+                                                 vals_in.p, sorted.p + (size_t)w * m, m, 0, (int)c, st),
+                 G16_ERR_INTERNAL);
+        k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start.p + (size_t)w * nb, end.p + (size_t)w * nb,
+                                                     keys_out.p, m, nb);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
+
+    /* 4. bucket sums, long buckets in pieces (see k_longest). */
+    uint32_t count = W * nb, longest = 0;
+    dev_buf<uint32_t> extra, first_extra, owner;
+    if ((s = extra.alloc(ctx, (size_t)count + 1, "MSM bucket pieces")) ||
+        (s = first_extra.alloc(ctx, (size_t)count + 1, "MSM bucket pieces")))
+        return s;
+    CUDA_TRY(cudaMemsetAsync(extra.p, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    k_longest<<<blocks_for(count, 256), 256, 0, st>>>(extra.p, start.p, end.p, count);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    CUDA_TRY(cuda_copy(ctx, &longest, extra.p, sizeof longest, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    uint32_t piece = 256;
+    while ((uint64_t)piece * piece < longest)
+        piece *= 2;
+    uint32_t total_extra = 0;
+    if (longest > piece) {
+        k_extra_count<<<blocks_for(count, 256), 256, 0, st>>>(extra.p, start.p, end.p, count, piece);
+        CUDA_TRY(cudaMemsetAsync(extra.p + count, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
+        size_t scan_bytes = 0;
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, extra.p, first_extra.p, count + 1, st),
+                 G16_ERR_INTERNAL);
+        dev_buf<uint8_t> scan_temp;
+        if ((s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
+            return s;
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, extra.p, first_extra.p,
+                                               count + 1, st),
+                 G16_ERR_INTERNAL);
+        CUDA_TRY(cuda_copy(ctx, &total_extra, first_extra.p + count, sizeof total_extra,
+                           cudaMemcpyDeviceToHost),
+                 G16_ERR_INTERNAL);
+        if ((s = owner.alloc(ctx, total_extra, "MSM bucket pieces")))
+            return s;
+        k_extra_owner<<<blocks_for(count, 256), 256, 0, st>>>(owner.p, first_extra.p, extra.p, count);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    info->pieces = total_extra;
+    dev_buf<X> partial;
+    if ((s = partial.alloc(ctx, total_extra, "MSM bucket pieces")))
+        return s;
+    if (total_extra)
+        k_accumulate_extra<F><<<blocks_for(total_extra, 128), 128, 0, st>>>(
+            partial.p, bases, sorted.p, start.p, end.p, owner.p, first_extra.p, total_extra, m, nb,
+            piece);
+    k_accumulate<F><<<blocks_for((size_t)W * nb, 128), 128, 0, st>>>(buckets, bases, sorted.p, start.p,
+                                                                     end.p, m, W, nb, piece);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    if (total_extra) {
+        k_combine<F><<<blocks_for(count, 128), 128, 0, st>>>(buckets, partial.p, first_extra.p,
+                                                            extra.p, count);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
+
     return G16_OK;
 }
 
@@ -462,91 +560,23 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         return G16_OK;
     }
 
-    /* 3. digits and the sort, window by window. */
     unsigned c = gpu_window_bits(m), W = 255 / c + 1;
     uint32_t nb = 1u << (c - 1);
     info->window_bits = c;
     info->windows = W;
-    dev_buf<uint32_t> keys_in, keys_out, vals_in, sorted, start, end;
-    if ((s = keys_in.alloc(ctx, m, "MSM sort keys")) || (s = keys_out.alloc(ctx, m, "MSM sort keys")) ||
-        (s = vals_in.alloc(ctx, m, "MSM sort values")) ||
-        (s = sorted.alloc(ctx, (size_t)W * m, "MSM sorted point indices")) ||
-        (s = start.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")) ||
-        (s = end.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")))
+    dev_buf<X> buckets;
+    if ((s = buckets.alloc(ctx, (size_t)W * nb, "MSM buckets")))
         return s;
-    CUDA_TRY(cudaMemsetAsync(start.p, 0, (size_t)W * nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaMemsetAsync(end.p, 0, (size_t)W * nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    size_t sort_bytes = 0;
-    CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in.p, keys_out.p, vals_in.p,
-                                             sorted.p, m, 0, (int)c, st),
-             G16_ERR_INTERNAL);
-    dev_buf<uint8_t> sort_temp;
-    if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")))
-        return s;
-    for (unsigned w = 0; w < W; w++) {
-        k_digits<<<blocks_for(m, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon.p, idx_other.p, m, c, w);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-        CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in.p, keys_out.p,
-                                                 vals_in.p, sorted.p + (size_t)w * m, m, 0, (int)c, st),
-                 G16_ERR_INTERNAL);
-        k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start.p + (size_t)w * nb, end.p + (size_t)w * nb,
-                                                     keys_out.p, m, nb);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    }
-    CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
-
-    /* 4. bucket sums, long buckets in pieces (see k_longest). */
-    uint32_t count = W * nb, longest = 0;
-    dev_buf<uint32_t> extra, first_extra, owner;
-    if ((s = extra.alloc(ctx, (size_t)count + 1, "MSM bucket pieces")) ||
-        (s = first_extra.alloc(ctx, (size_t)count + 1, "MSM bucket pieces")))
-        return s;
-    CUDA_TRY(cudaMemsetAsync(extra.p, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    k_longest<<<blocks_for(count, 256), 256, 0, st>>>(extra.p, start.p, end.p, count);
-    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    CUDA_TRY(cuda_copy(ctx, &longest, extra.p, sizeof longest, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
-    uint32_t piece = 256;
-    while ((uint64_t)piece * piece < longest)
-        piece *= 2;
-    uint32_t total_extra = 0;
-    if (longest > piece) {
-        k_extra_count<<<blocks_for(count, 256), 256, 0, st>>>(extra.p, start.p, end.p, count, piece);
-        CUDA_TRY(cudaMemsetAsync(extra.p + count, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
-        size_t scan_bytes = 0;
-        CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, extra.p, first_extra.p, count + 1, st),
-                 G16_ERR_INTERNAL);
-        dev_buf<uint8_t> scan_temp;
-        if ((s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
+    bool affine = ba_use(m);
+    if (affine) {
+        /* 3 and 4 by batch-affine rounds (msm_batch_affine.cuh). */
+        CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
+        if ((s = ba_accumulate<F>(ctx, info, buckets.p, bases, canon.p, idx_other.p, m, c, W)))
             return s;
-        CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, extra.p, first_extra.p,
-                                               count + 1, st),
-                 G16_ERR_INTERNAL);
-        CUDA_TRY(cuda_copy(ctx, &total_extra, first_extra.p + count, sizeof total_extra,
-                           cudaMemcpyDeviceToHost),
-                 G16_ERR_INTERNAL);
-        if ((s = owner.alloc(ctx, total_extra, "MSM bucket pieces")))
-            return s;
-        k_extra_owner<<<blocks_for(count, 256), 256, 0, st>>>(owner.p, first_extra.p, extra.p, count);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    }
-    info->pieces = total_extra;
-    dev_buf<X> buckets, partial;
-    if ((s = buckets.alloc(ctx, (size_t)W * nb, "MSM buckets")) ||
-        (s = partial.alloc(ctx, total_extra, "MSM bucket pieces")))
+        CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
+    } else if ((s = xyzz_accumulate<F>(ctx, info, buckets.p, bases, canon.p, idx_other.p, m, c, W))) {
         return s;
-    if (total_extra)
-        k_accumulate_extra<F><<<blocks_for(total_extra, 128), 128, 0, st>>>(
-            partial.p, bases, sorted.p, start.p, end.p, owner.p, first_extra.p, total_extra, m, nb,
-            piece);
-    k_accumulate<F><<<blocks_for((size_t)W * nb, 128), 128, 0, st>>>(buckets.p, bases, sorted.p, start.p,
-                                                                     end.p, m, W, nb, piece);
-    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    if (total_extra) {
-        k_combine<F><<<blocks_for(count, 128), 128, 0, st>>>(buckets.p, partial.p, first_extra.p,
-                                                            extra.p, count);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     }
-    CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
 
     /* 5. bucket reduction: segments of len buckets, then a tree per window. */
     uint32_t len = nb < 64 ? nb : 64, per_window = nb / len;
@@ -564,8 +594,12 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
     info->ms_classify = cuda_elapsed_ms(ctx->ev[0], ctx->ev[1]);
     info->ms_ones = cuda_elapsed_ms(ctx->ev[1], ctx->ev[2]);
-    info->ms_sort = cuda_elapsed_ms(ctx->ev[2], ctx->ev[3]);
-    info->ms_accumulate = cuda_elapsed_ms(ctx->ev[3], ctx->ev[4]);
+    if (affine) {
+        info->ms_accumulate = cuda_elapsed_ms(ctx->ev[3], ctx->ev[4]) - info->ms_sort;
+    } else {
+        info->ms_sort = cuda_elapsed_ms(ctx->ev[2], ctx->ev[3]);
+        info->ms_accumulate = cuda_elapsed_ms(ctx->ev[3], ctx->ev[4]);
+    }
     info->ms_reduce = cuda_elapsed_ms(ctx->ev[4], ctx->ev[5]);
     info->ms_total = cuda_elapsed_ms(ctx->ev[0], ctx->ev[5]);
     *windows_out = W;

@@ -129,6 +129,45 @@ G16_HD affine_d<F> affine_neg(const affine_d<F> &a)
     return affine_d<F>{a.x, neg(a.y)};
 }
 
+/* a + b in affine coordinates given inv_dx = (b.x - a.x)^-1, the chord's slope from one
+ * product (the batch-affine MSM, msm_batch_affine.cuh, computes the inverses of many
+ * denominators with one field inversion). The cases with no chord (either point at
+ * infinity, a.x = b.x) ignore inv_dx: P + (-P) is infinity, P + P is computed with an
+ * inversion of its own (rare: equal partial sums). */
+template <class F>
+G16_POINT_FN affine_d<F> affine_add_with_inverse(const affine_d<F> &a, const affine_d<F> &b,
+                                                 const F &inv_dx)
+{
+    if (a.is_infinity())
+        return b;
+    if (b.is_infinity())
+        return a;
+    F lambda;
+    if (a.x == b.x) {
+        if (a.y != b.y || a.y.is_zero())
+            return affine_d<F>{F::zero(), F::zero()};
+        F xx = sqr(a.x);
+        lambda = (dbl(xx) + xx) * inv(dbl(a.y));
+    } else {
+        lambda = (b.y - a.y) * inv_dx;
+    }
+    affine_d<F> r;
+    r.x = sqr(lambda) - a.x - b.x;
+    r.y = lambda * (a.x - r.x) - a.y;
+    return r;
+}
+
+/* The denominator affine_add_with_inverse needs the inverse of: b.x - a.x, or 1 where it
+ * uses no chord (so that a product of denominators is never zero). */
+template <class F>
+G16_HD F affine_add_denominator(const affine_d<F> &a, const affine_d<F> &b)
+{
+    F d = b.x - a.x;
+    if (a.is_infinity() || b.is_infinity() || d.is_zero())
+        return F::one();
+    return d;
+}
+
 /* k * a for a small non-negative k (double and add from the top bit). */
 template <class F>
 G16_POINT_FN xyzz_d<F> xyzz_mul_small(const xyzz_d<F> &a, uint32_t k)

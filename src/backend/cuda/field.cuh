@@ -436,6 +436,24 @@ G16_HD mont<P> from_montgomery(const mont<P> &a)
     return one_int * a; /* the operand that may be unreduced goes second */
 }
 
+/* a^-1 = a^(m - 2) (Fermat), 0 for a = 0: square and multiply over the bits of m - 2
+ * (~32N squarings and ~16N products: ~570 products for Fp), so only where it is rare:
+ * the MSM's batch-affine rounds invert one product for thousands of additions
+ * (msm_batch_affine.cuh), and the occasional doubling there. m's low 64-bit limb is odd and
+ * > 2, so m - 2 only changes that limb. */
+template <class P>
+G16_HD mont<P> inv(const mont<P> &a)
+{
+    mont<P> r = mont<P>::one();
+    for (int bit = 32 * P::N - 1; bit >= 0; bit--) {
+        r = sqr(r);
+        uint64_t limb = P::p64(bit / 64) - (bit < 64 ? 2u : 0u);
+        if ((limb >> (bit % 64)) & 1)
+            r = r * a;
+    }
+    return r;
+}
+
 /* --- Fp2 = Fp[u] / (u^2 + 1) ----------------------------------------------------------- */
 
 struct fp2_d {
@@ -466,6 +484,13 @@ G16_HD fp2_d sqr(const fp2_d &a)
 {
     fp_d t = a.c0 * a.c1;
     return fp2_d{(a.c0 + a.c1) * (a.c0 - a.c1), t + t};
+}
+
+/* (c0 + c1 u)^-1 = (c0 - c1 u) / (c0^2 + c1^2): one Fp inversion; 0 for 0. */
+G16_HD fp2_d inv(const fp2_d &a)
+{
+    fp_d t = inv(sqr(a.c0) + sqr(a.c1));
+    return fp2_d{a.c0 * t, neg(a.c1 * t)};
 }
 
 #endif
