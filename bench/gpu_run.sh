@@ -146,8 +146,9 @@ for step in "${steps[@]}"; do
       "$logs"/test_cuda_msm.txt | head -20 | sed 's/^/    /'
     ;;
   affine)
-    # The two bucket accumulations side by side: batch-affine rounds, then XYZZ.
-    for a in 1 0; do
+    # The two bucket accumulations side by side: batch-affine rounds, then XYZZ
+    # (AFFINE_PATHS="1" for the first alone).
+    for a in ${AFFINE_PATHS:-1 0}; do
       G16_GPU_MSM_AFFINE=$a run msm_affine$a ${MSM_LIMIT:-240} build-gpu/bench_gpu_msm --max-log2 27 --reps 2
       grep -h '^| G' "$logs/msm_affine$a.txt" | sed 's/^/    /'
     done

@@ -108,21 +108,33 @@ uint64_t backend_key_device_bytes(const groth16_prover_key *pk)
     return all;
 }
 
+/* Window digits the GPU MSM's batch-affine path holds at once for m scalars (a group of
+ * windows, msm_batch_affine.cuh's ba_group: up to 2^25 digits, at least one window). */
+static uint64_t msm_group_digits(uint64_t m)
+{
+    uint64_t cap = (uint64_t)1 << 25, all = 16 * m;
+    return m > cap ? m : all < cap ? all : cap;
+}
+
 uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed)
 {
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
     /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch
      * (cuda_msm.cu, msm_batch_affine.cuh) for m scalars: canonical scalars (32 m), flags,
-     * prefix sums and index lists (20 m), sort keys, values and one window's sorted
-     * indices (16 m), the batch-affine rounds' two point buffers (3/4 m affine points:
-     * 72 m in G1, 144 m in G2), and a fixed part: ~1 GiB of pair denominators, the buckets
-     * of every window (13 windows of 2^19 XYZZ points: 1.25 GiB in G1, 2.5 GiB in G2) and
-     * CUB scratch. H's MSM has n dense G1 scalars, the B2 MSM n_b G2 ones. (The XYZZ
-     * accumulation below 2^20 scalars needs less: 4 W m sorted indices, no point buffers.) */
-    uint64_t g1_msm = (32 + 20 + 16 + 72) * n + ((uint64_t)5 << 29);
+     * prefix sums and index lists (20 m), sort keys and values (12 m); for a group of
+     * windows of g = max(m, min(16 m, 2^25)) digits, their sorted indices (4 g), the
+     * batch-affine rounds' two point buffers (3/4 g affine points: 72 g in G1, 144 g in
+     * G2) and the pairs' running products and indices (g / 2 pairs, at most 1 GiB: 28 g in
+     * G1, 52 g in G2); the buckets of every window (above 2^24 scalars 13 windows of 2^19
+     * XYZZ points: 1.25 GiB in G1, 2.5 GiB in G2; ~100 MiB below) and CUB scratch. H's MSM
+     * has n dense G1 scalars, the B2 MSM n_b G2 ones. (The XYZZ accumulation below 2^20
+     * scalars needs less: 4 W m sorted indices, no point buffers.) */
     uint64_t m2 = pk->density_b ? pk->n_b : nv;
-    uint64_t g2_msm = (32 + 20 + 16 + 144) * m2 + ((uint64_t)7 << 29);
+    uint64_t g1_msm = (32 + 20 + 12) * n + (4 + 72 + 28) * msm_group_digits(n) +
+                      ((uint64_t)(n > (1u << 24) ? 3 : 1) << 29);
+    uint64_t g2_msm = (32 + 20 + 12) * m2 + (4 + 144 + 52) * msm_group_digits(m2) +
+                      ((uint64_t)(m2 > (1u << 24) ? 6 : 1) << 29);
     uint64_t bytes = (3 * n + nv + na + nb) * 32 + (g1_msm > g2_msm ? g1_msm : g2_msm);
     return bytes + (key_streamed ? 2 * BACKEND_STREAM_CHUNK_BYTES : 0);
 }

@@ -161,6 +161,11 @@ g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void 
 g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void *out,
                             const void *a, const void *b, size_t n);
 
+/* values[i] = 1 / values[i] for i < n on the CPU (zeros stay zero): Fp elements (field 1)
+ * or Fp2 (field 2) in the device's layout, which is the CPU's (cuda_host_inverse.c; the
+ * MSM's batch inversions end there). */
+g16_status cuda_host_batch_inverse(void *values, size_t n, int field);
+
 /* Arithmetic ceilings for benchmarks: products (what 0 Fr, 1 Fp, 2 Fp2) or mixed XYZZ
  * point additions (3 G1, 4 G2; points_host: 64 affine points of that group) per second,
  * register-resident dependent chains over the whole device. */

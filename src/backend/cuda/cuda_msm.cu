@@ -10,18 +10,22 @@
  *    buckets per window and W = floor(255 / c) + 1 windows): per window, a digit kernel
  *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
  *    and a boundary kernel records where each bucket's run starts and ends.
- * 4. accumulate: one thread per bucket of every window adds its run of affine points into
- *    an XYZZ sum (mixed additions, madd-2008-s); a long run is cut into pieces summed by
- *    threads of their own, then added into its bucket (see k_longest).
+ * 4. accumulate: below 2^20 others, one thread per bucket of every window adds its run of
+ *    affine points into an XYZZ sum (mixed additions, madd-2008-s); a long run is cut into
+ *    pieces summed by threads of their own, then added into its bucket (see k_longest).
+ *    From 2^20 others, batch-affine rounds instead (msm_batch_affine.cuh: adjacent points
+ *    of a bucket added in affine coordinates with one shared inversion, ~6 products an
+ *    addition instead of ~10), steps 3 and 4 by groups of windows.
  * 5. reduce: per window, segments of buckets are reduced by running sums (sum of
  *    (k+1) B_k = running sum of running sums, plus lo * sum of B_k for a segment starting
  *    at bucket lo), then the segment results are summed by the tree of step 2.
  * The W window sums and the ones' sum go back to the host, which joins the windows with
  *    c doublings each (backend_cuda.c): a few hundred point operations.
  *
- * Cost: m others -> m W mixed additions in step 4 (the floor in DESIGN.md), plus about
- * 2 * 2^(c-1) W additions in step 5. Memory: the sorted pairs of every window (4 W m bytes)
- * and the buckets (W 2^(c-1) XYZZ points). Buffers come from the context's pool
+ * Cost: m others -> m W additions in step 4 (the floor in DESIGN.md), plus about
+ * 2 * 2^(c-1) W additions in step 5. Memory: the sorted pairs of every window (4 W m bytes;
+ * of a group of windows on the batch-affine path, plus its point buffers) and the buckets
+ * (W 2^(c-1) XYZZ points). Buffers come from the context's pool
  * (cuda_ctx.cuh): allocated by the first call of each size, reused after. */
 #include <cub/cub.cuh>
 
@@ -153,9 +157,10 @@ __global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
     vals[j] = i | (d < 0 ? 0x80000000u : 0);
 }
 
-/* start[k], end[k]: the run of bucket k in the sorted keys (both 0 when empty). */
+/* start[k], end[k]: the run of bucket k in the sorted keys plus base (both 0 when
+ * empty). */
 __global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, uint32_t m,
-                         uint32_t nb)
+                         uint32_t nb, uint32_t base)
 {
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= m)
@@ -164,9 +169,9 @@ __global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, u
     if (k >= nb)
         return;
     if (p == 0 || keys[p - 1] != k)
-        start[k] = p;
+        start[k] = base + p;
     if (p == m - 1 || keys[p + 1] != k)
-        end[k] = p + 1;
+        end[k] = base + p + 1;
 }
 
 /* An affine point by 16-byte loads (the arrays come from cudaMalloc and points are 96 or
@@ -405,7 +410,7 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
                                                  vals_in.p, sorted.p + (size_t)w * m, m, 0, (int)c, st),
                  G16_ERR_INTERNAL);
         k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start.p + (size_t)w * nb, end.p + (size_t)w * nb,
-                                                     keys_out.p, m, nb);
+                                                     keys_out.p, m, nb, 0);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     }
     CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);

@@ -8,8 +8,9 @@
  * x2 - x1 is known, and Montgomery's trick turns n inversions into 3 (n - 1) products and
  * one inversion. So ~6 products an addition instead of ~10.
  *
- * How, window by window (each window's digits are sorted just before its rounds, so only
- * one window's sorted run list is held):
+ * How: the windows go through in groups (all of them for small MSMs, one at a time for
+ * the largest: ba_group), each group's digits sorted just before its rounds, its windows'
+ * buckets numbered one after the other as one set of buckets.
  *   round: every bucket's run of points is cut into adjacent pairs; each pair's sum goes
  *          to the next round's run of that bucket (an odd run's last point is copied
  *          along), so every round halves the runs. Pairs are numbered across buckets by a
@@ -17,28 +18,44 @@
  *          search, its next ones by stepping forward (ba_bucket).
  *          Per chunk of pairs:
  *            k_ba_denominators  each thread's running product of its pairs'
- *                               denominators x2 - x1 (K pairs a thread; a warp takes
- *                               32 K adjacent pairs, so loads coalesce), and every
- *                               pair's points and destination;
+ *                               denominators x2 - x1 (K pairs a thread, K from the
+ *                               chunk's size; a warp takes 32 K adjacent pairs, so loads
+ *                               coalesce), and every pair's points and destination;
  *            batch_inverse      the inverses of the threads' products: the same trick
- *                               again by levels of 16, then one Fermat inversion each;
+ *                               again by levels, the last few hundred values inverted by
+ *                               the CPU (a Fermat chain in one GPU thread takes ~0.5 ms);
  *            k_ba_add           walks back through the thread's pairs: each pair's
  *                               inverse from the running products, then its sum.
  *   finish: when no run is longer than `tail` points, one thread per bucket sums what is
  *          left into an XYZZ bucket (k_ba_finish), ready for the usual reduction.
  * Round 0 reads the bases through the sorted (index | sign) list; later rounds read the
  * previous round's sums. Special pairs (a point at infinity, equal x) get denominator 1 and
- * are summed by affine_add_with_inverse's own cases.
+ * are summed by affine_add_with_inverse's own cases. G1's kernels load the next pair's
+ * points while they compute on the current one (a round is bound by load latency, not
+ * by products); G2's have no registers to spare for that.
  *
- * Memory: two ping-pong point buffers (half and a quarter of the window's points, plus a
- * point per bucket for odd runs), a field element and 8 bytes per pair of a chunk, one
- * window's sorted list and bucket bounds. */
+ * Memory: two ping-pong point buffers (half and a quarter of the group's points, plus a
+ * point per bucket for odd runs), a field element and 8 bytes per pair of a chunk, the
+ * group's sorted lists and bucket bounds. */
 #ifndef G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
 #define G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
 
-/* Pairs per thread in k_ba_denominators / k_ba_add, and values per thread in each level of
- * batch_inverse: the inversion's ~570 products are shared by K * 16^levels additions. */
-enum { BA_PAIRS_PER_THREAD = 16, BA_LEVEL_GROUP = 16, BA_DIRECT_INVERSES = 4096 };
+/* Pairs per thread: at most BA_MAX_PAIRS_PER_THREAD, fewer when a chunk has too few
+ * pairs to give BA_TARGET_THREADS threads work (late rounds, small MSMs). The batch
+ * inversion's levels multiply BA_LEVEL_GROUP values a thread (4 below 2^16 values, whose
+ * levels are latency-bound) until at most BA_HOST_INVERSES are left for the CPU. */
+enum {
+    BA_MAX_PAIRS_PER_THREAD = 16,
+    BA_TARGET_THREADS = 1 << 19,
+    BA_LEVEL_GROUP = 16,
+    BA_HOST_INVERSES = 256,
+};
+
+/* Whether a field's round kernels load the next pair ahead (G1: registers to spare). */
+template <class F>
+struct ba_prefetch {
+    static constexpr bool value = sizeof(F) <= 48;
+};
 
 /* Where a round's points come from: the bases through a window's sorted list (round 0) or
  * the previous round's sums. */
@@ -118,33 +135,65 @@ __device__ __forceinline__ uint32_t ba_bucket(uint32_t q, const unsigned long lo
 /* Pairs to threads: warp w takes the chunk's pairs [32 K w, 32 K (w + 1)), lane l of it
  * the pairs j = 32 K w + 32 i + l (i < K), so that a warp's loads of adjacent pairs are
  * adjacent and a thread's next pair is 32 further on. */
-__device__ __forceinline__ uint32_t ba_first_pair(uint32_t t)
+__device__ __forceinline__ uint32_t ba_first_pair(uint32_t t, uint32_t K)
 {
-    return (t >> 5) * (32u * BA_PAIRS_PER_THREAD) + (t & 31);
+    return (t >> 5) * (32u * K) + (t & 31);
+}
+
+/* Pair q's first point (the second follows) and where its sum goes; b: its bucket, found
+ * from the previous pair's. */
+__device__ __forceinline__ uint2 ba_locate(uint32_t q, const unsigned long long *first,
+                                           const uint32_t *s, uint32_t nb, uint32_t &b)
+{
+    b = ba_bucket(q, first, b, nb);
+    unsigned long long f = first[b];
+    uint32_t k = q - (uint32_t)f;
+    return make_uint2(s[b] + 2 * k, (uint32_t)f + (uint32_t)(f >> 32) + k);
 }
 
 /* Thread t's pairs: pre[j] = the product of its denominators up to pair j (chunk-local),
- * prod[t] = all of them, io[j] = pair j's first point (the second follows) and where its
- * sum goes. */
+ * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). */
 template <class F>
 __global__ void __launch_bounds__(128)
     k_ba_denominators(F *pre, F *prod, uint2 *io, ba_source<F> src,
                       const unsigned long long *first, const uint32_t *s, uint32_t nb,
-                      uint32_t q0, uint32_t qn, uint32_t T)
+                      uint32_t q0, uint32_t qn, uint32_t T, uint32_t K)
 {
+    constexpr bool PF = ba_prefetch<F>::value;
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= T)
         return;
     F acc = F::one();
-    uint32_t j = ba_first_pair(t), b = 0;
-    for (int i = 0; i < BA_PAIRS_PER_THREAD && j < qn; i++, j += 32) {
-        uint32_t q = q0 + j;
-        b = ba_bucket(q, first, b, nb);
-        unsigned long long f = first[b];
-        uint32_t k = q - (uint32_t)f, in = s[b] + 2 * k;
-        io[j] = make_uint2(in, (uint32_t)f + (uint32_t)(f >> 32) + k);
-        acc = acc * affine_add_denominator(src.load(in), src.load(in + 1));
-        pre[j] = acc;
+    uint32_t j = ba_first_pair(t, K), b = 0;
+    if (j < qn) {
+        uint2 p = ba_locate(q0 + j, first, s, nb, b);
+        affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
+        for (uint32_t i = 0;; i++) {
+            uint32_t jn = j + 32;
+            bool more = i + 1 < K && jn < qn;
+            uint2 pn;
+            affine_d<F> an, cn;
+            if (PF && more) {
+                pn = ba_locate(q0 + jn, first, s, nb, b);
+                an = src.load(pn.x);
+                cn = src.load(pn.x + 1);
+            }
+            io[j] = p;
+            acc = acc * affine_add_denominator(a, c);
+            pre[j] = acc;
+            if (!more)
+                break;
+            j = jn;
+            if (PF) {
+                p = pn;
+                a = an;
+                c = cn;
+            } else {
+                p = ba_locate(q0 + j, first, s, nb, b);
+                a = src.load(p.x);
+                c = src.load(p.x + 1);
+            }
+        }
     }
     prod[t] = acc;
 }
@@ -155,24 +204,47 @@ __global__ void __launch_bounds__(128)
 template <class F>
 __global__ void __launch_bounds__(128)
     k_ba_add(affine_d<F> *out_pts, const F *pre, const F *prod_inv, const uint2 *io,
-             ba_source<F> src, uint32_t qn, uint32_t T)
+             ba_source<F> src, uint32_t qn, uint32_t T, uint32_t K)
 {
+    constexpr bool PF = ba_prefetch<F>::value;
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t j0 = ba_first_pair(t);
+    uint32_t j0 = ba_first_pair(t, K);
     if (t >= T || j0 >= qn)
         return;
     uint32_t last = (qn - 1 - j0) / 32;
-    if (last >= BA_PAIRS_PER_THREAD)
-        last = BA_PAIRS_PER_THREAD - 1;
+    if (last >= K)
+        last = K - 1;
     F inv = prod_inv[t];
-    for (uint32_t j = j0 + 32 * last;; j -= 32) {
-        F inv_j = j > j0 ? inv * pre[j - 32] : inv;
-        uint2 p = io[j];
-        affine_d<F> a = src.load(p.x), b = src.load(p.x + 1);
-        out_pts[p.y] = affine_add_with_inverse(a, b, inv_j);
-        if (j == j0)
+    uint32_t j = j0 + 32 * last;
+    uint2 p = io[j];
+    affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
+    for (;;) {
+        bool more = j > j0;
+        uint2 pn;
+        affine_d<F> an, cn;
+        F inv_j = inv;
+        if (more) {
+            inv_j = inv * pre[j - 32];
+            if (PF) {
+                pn = io[j - 32];
+                an = src.load(pn.x);
+                cn = src.load(pn.x + 1);
+            }
+        }
+        out_pts[p.y] = affine_add_with_inverse(a, c, inv_j);
+        if (!more)
             break;
-        inv = inv * affine_add_denominator(a, b);
+        inv = inv * affine_add_denominator(a, c);
+        j -= 32;
+        if (PF) {
+            p = pn;
+            a = an;
+            c = cn;
+        } else {
+            p = io[j];
+            a = src.load(p.x);
+            c = src.load(p.x + 1);
+        }
     }
 }
 
@@ -208,48 +280,43 @@ __global__ void k_inv_down(F *v, const F *pre, const F *prod_inv, uint32_t n, ui
     }
 }
 
-template <class F>
-__global__ void k_inv_each(F *v, uint32_t n)
+/* Values per thread in a level of batch_inverse over n values. */
+uint32_t ba_level_group(size_t n)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < n)
-        v[t] = inv(v[t]);
+    uint32_t wide = BA_LEVEL_GROUP, narrow = 4;
+    return n >= (1u << 16) ? wide : narrow;
 }
 
-/* Field elements of scratch batch_inverse needs for n values. */
+/* Field elements of scratch that batch_inverse needs for any count up to n: a level over
+ * k values keeps k running products and G <= k / 4 + 1 partial products, and the next
+ * level works on those G: at most n + 2 (n / 4 + 1) + 2 (n / 16 + 1) + ... < 2 n + 64.
+ * (The exact sum is not monotonic in n: levels change group size at 2^16 values.) */
 size_t ba_inverse_scratch(size_t n)
 {
-    size_t s = 0;
-    while (n > BA_DIRECT_INVERSES) {
-        size_t g = (n + BA_LEVEL_GROUP - 1) / BA_LEVEL_GROUP;
-        s += n + g;
-        n = g;
-    }
-    return s;
+    return 2 * n + 64;
 }
 
-/* Threads for n pairs: whole warps of 32 K pairs (ba_first_pair). */
-uint32_t ba_threads(uint32_t n)
-{
-    uint32_t per_warp = 32u * BA_PAIRS_PER_THREAD;
-    return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
-}
-
-/* v[i] = 1 / v[i] for i < n (no v[i] is zero), by levels of Montgomery's trick. */
+/* v[i] = 1 / v[i] for i < n (no v[i] is zero), by levels of Montgomery's trick on the
+ * device and the last level on the CPU (host: BA_HOST_INVERSES elements). */
 template <class F>
-g16_status batch_inverse(cuda_ctx *ctx, F *v, uint32_t n, F *scratch)
+g16_status batch_inverse(cuda_ctx *ctx, F *v, uint32_t n, F *scratch, F *host)
 {
     cudaStream_t st = ctx->stream;
-    if (n <= BA_DIRECT_INVERSES) {
-        k_inv_each<F><<<blocks_for(n, 64), 64, 0, st>>>(v, n);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    if (n <= BA_HOST_INVERSES) {
+        CUDA_TRY(cudaMemcpyAsync(host, v, n * sizeof(F), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+        g16_status s = cuda_host_batch_inverse(host, n, sizeof(F) == sizeof(fp_d) ? 1 : 2);
+        if (s)
+            return s;
+        /* From pageable memory: staged before the call returns, so host may be reused. */
+        CUDA_TRY(cudaMemcpyAsync(v, host, n * sizeof(F), cudaMemcpyHostToDevice, st), G16_ERR_INTERNAL);
         return G16_OK;
     }
-    uint32_t G = (n + BA_LEVEL_GROUP - 1) / BA_LEVEL_GROUP;
+    uint32_t g = ba_level_group(n), G = (n + g - 1) / g;
     F *pre = scratch, *prod = scratch + n;
     k_inv_up<F><<<blocks_for(G, 128), 128, 0, st>>>(v, pre, prod, n, G);
     CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    g16_status s = batch_inverse<F>(ctx, prod, G, scratch + n + G);
+    g16_status s = batch_inverse<F>(ctx, prod, G, scratch + n + G, host);
     if (s)
         return s;
     k_inv_down<F><<<blocks_for(G, 128), 128, 0, st>>>(v, pre, prod, n, G);
@@ -292,9 +359,38 @@ bool ba_use(uint32_t m)
     return m >= BA_MIN_OTHERS;
 }
 
+/* Windows per group: up to BA_GROUP_POINTS points (window digits) in flight, at least one
+ * window. Fewer groups mean fewer rounds, each with its fixed costs (a host round trip
+ * for the scan's total and one for the inversion's last level, ~15 launches). */
+enum { BA_GROUP_POINTS = 1 << 25 };
+unsigned ba_group(uint32_t m, unsigned W)
+{
+    size_t g = m ? BA_GROUP_POINTS / m : W;
+    return g < 1 ? 1 : g > W ? W : (unsigned)g;
+}
+
+/* Pairs per thread for a chunk of qn pairs. */
+uint32_t ba_pairs_per_thread(uint32_t qn)
+{
+    uint32_t k = qn / BA_TARGET_THREADS, most = BA_MAX_PAIRS_PER_THREAD;
+    return k < 1 ? 1 : k > most ? most : k;
+}
+
+/* Threads for n pairs, K a thread: whole warps of 32 K pairs (ba_first_pair). */
+uint32_t ba_threads(uint32_t n, uint32_t K)
+{
+    uint64_t per_warp = 32ull * K;
+    return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
+}
+
+struct host_scratch {
+    void *p = nullptr;
+    ~host_scratch() { free(p); }
+};
+
 /* Steps 3 and 4 of msm_windows (cuda_msm.cu) by batch-affine rounds: W windows of nb
  * buckets each into buckets[] (W nb XYZZ points). info->ms_sort gets the digits and sorts,
- * info->ms_accumulate the rest; info->affine_rounds the rounds run, all windows together. */
+ * info->ms_accumulate the rest; info->affine_rounds the rounds run, all groups together. */
 template <class F>
 g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
                          const affine_d<F> *bases, const scalar_d *canon,
@@ -303,26 +399,36 @@ g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
     typedef affine_d<F> A;
     cudaStream_t st = ctx->stream;
     uint32_t nb = 1u << (c - 1), tail = ba_tail();
+    unsigned G = ba_group(m, W);
+    size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
     /* Pairs per chunk: their running products and indices stay within 1 GiB. */
-    uint32_t chunk = (uint32_t)(((size_t)1 << 30) / (sizeof(F) + sizeof(uint2)));
-    uint32_t max_pairs = m / 2, chunk_pairs = max_pairs < chunk ? max_pairs : chunk;
+    size_t chunk = ((size_t)1 << 30) / (sizeof(F) + sizeof(uint2));
+    uint32_t chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
     if (chunk_pairs == 0)
         chunk_pairs = 1;
-    uint32_t max_threads = ba_threads(chunk_pairs);
-    size_t cap[2] = {(size_t)m / 2 + nb, (size_t)m / 4 + nb};
+    /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2^20 with
+     * fewer than 16 pairs a thread, a sixteenth of the pairs with 16, and never more than
+     * the pairs (rounded up to a warp). */
+    uint32_t max_threads = (chunk_pairs / BA_MAX_PAIRS_PER_THREAD > 2u * BA_TARGET_THREADS
+                                ? chunk_pairs / BA_MAX_PAIRS_PER_THREAD
+                                : 2u * BA_TARGET_THREADS) + 64;
+    if (max_threads > chunk_pairs + 32)
+        max_threads = chunk_pairs + 32;
+    size_t cap[2] = {gm / 2 + gnb, gm / 4 + gnb};
     g16_status s;
     dev_buf<uint32_t> keys_in, keys_out, vals_in, sorted, bounds, longest;
     dev_buf<unsigned long long> count, first;
     dev_buf<A> pts[2];
     dev_buf<F> pre, prod, scratch;
     dev_buf<uint2> io;
+    host_scratch host;
     if ((s = keys_in.alloc(ctx, m, "MSM sort keys")) || (s = keys_out.alloc(ctx, m, "MSM sort keys")) ||
         (s = vals_in.alloc(ctx, m, "MSM sort values")) ||
-        (s = sorted.alloc(ctx, m, "MSM sorted point indices")) ||
-        (s = bounds.alloc(ctx, (size_t)6 * nb, "MSM bucket bounds")) ||
+        (s = sorted.alloc(ctx, gm, "MSM sorted point indices")) ||
+        (s = bounds.alloc(ctx, 6 * gnb, "MSM bucket bounds")) ||
         (s = longest.alloc(ctx, 1, "MSM counts")) ||
-        (s = count.alloc(ctx, (size_t)nb + 1, "MSM run counts")) ||
-        (s = first.alloc(ctx, (size_t)nb + 1, "MSM run counts")) ||
+        (s = count.alloc(ctx, gnb + 1, "MSM run counts")) ||
+        (s = first.alloc(ctx, gnb + 1, "MSM run counts")) ||
         (s = pts[0].alloc(ctx, cap[0], "MSM batch-affine sums")) ||
         (s = pts[1].alloc(ctx, cap[1], "MSM batch-affine sums")) ||
         (s = pre.alloc(ctx, chunk_pairs, "MSM batch-affine denominators")) ||
@@ -330,33 +436,43 @@ g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
         (s = prod.alloc(ctx, max_threads, "MSM batch-affine denominators")) ||
         (s = scratch.alloc(ctx, ba_inverse_scratch(max_threads), "MSM batch inversion")))
         return s;
+    if (!(host.p = malloc(BA_HOST_INVERSES * sizeof(F))))
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
     size_t sort_bytes = 0, scan_bytes = 0;
     CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in.p, keys_out.p, vals_in.p,
                                              sorted.p, m, 0, (int)c, st),
              G16_ERR_INTERNAL);
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count.p, first.p, nb + 1, st),
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count.p, first.p, gnb + 1, st),
              G16_ERR_INTERNAL);
     dev_buf<uint8_t> sort_temp, scan_temp;
     if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")) ||
         (s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
         return s;
-    CUDA_TRY(cudaMemsetAsync(count.p + nb, 0, sizeof(unsigned long long), st), G16_ERR_INTERNAL);
-    uint32_t *start = bounds.p, *end = bounds.p + nb;
-    uint32_t *ss[2] = {bounds.p + 2 * (size_t)nb, bounds.p + 4 * (size_t)nb};
-    uint32_t *ee[2] = {bounds.p + 3 * (size_t)nb, bounds.p + 5 * (size_t)nb};
+    uint32_t *start = bounds.p, *end = bounds.p + gnb;
+    uint32_t *ss[2] = {bounds.p + 2 * gnb, bounds.p + 4 * gnb};
+    uint32_t *ee[2] = {bounds.p + 3 * gnb, bounds.p + 5 * gnb};
     double ms_sort = 0;
     size_t rounds = 0;
-    for (unsigned w = 0; w < W; w++) {
-        /* The window's digits, sorted by bucket. */
+    for (unsigned w0 = 0; w0 < W; w0 += G) {
+        unsigned gw = W - w0 < G ? W - w0 : G;
+        uint32_t NB = gw * nb;
+        /* The group's digits, sorted by bucket window by window; bucket k of window
+         * w0 + g is bucket g nb + k of the group, its run at g m + its place. */
         CUDA_TRY(cudaEventRecord(ctx->ev[6], st), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaMemsetAsync(start, 0, 2 * (size_t)nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
-        k_digits<<<blocks_for(m, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon, idx_other, m, c, w);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-        CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in.p, keys_out.p,
-                                                 vals_in.p, sorted.p, m, 0, (int)c, st),
-                 G16_ERR_INTERNAL);
-        k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start, end, keys_out.p, m, nb);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaMemsetAsync(start, 0, 2 * gnb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaMemsetAsync(count.p + NB, 0, sizeof(unsigned long long), st), G16_ERR_INTERNAL);
+        for (unsigned g = 0; g < gw; g++) {
+            k_digits<<<blocks_for(m, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon, idx_other, m, c,
+                                                         w0 + g);
+            CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+            CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in.p, keys_out.p,
+                                                     vals_in.p, sorted.p + (size_t)g * m, m, 0, (int)c,
+                                                     st),
+                     G16_ERR_INTERNAL);
+            k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start + (size_t)g * nb, end + (size_t)g * nb,
+                                                         keys_out.p, m, nb, g * m);
+            CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        }
         CUDA_TRY(cudaEventRecord(ctx->ev[7], st), G16_ERR_INTERNAL);
         bool timed = false;
 
@@ -364,13 +480,13 @@ g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
         const uint32_t *s_cur = start, *e_cur = end;
         for (unsigned r = 0;; r++) {
             CUDA_TRY(cudaMemsetAsync(longest.p, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
-            k_ba_count<<<blocks_for(nb, 256), 256, 0, st>>>(count.p, longest.p, s_cur, e_cur, nb);
+            k_ba_count<<<blocks_for(NB, 256), 256, 0, st>>>(count.p, longest.p, s_cur, e_cur, NB);
             CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-            CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, count.p, first.p, nb + 1, st),
+            CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, count.p, first.p, NB + 1, st),
                      G16_ERR_INTERNAL);
             unsigned long long total = 0;
             uint32_t top = 0;
-            CUDA_TRY(cudaMemcpyAsync(&total, first.p + nb, sizeof total, cudaMemcpyDeviceToHost, st),
+            CUDA_TRY(cudaMemcpyAsync(&total, first.p + NB, sizeof total, cudaMemcpyDeviceToHost, st),
                      G16_ERR_INTERNAL);
             CUDA_TRY(cudaMemcpyAsync(&top, longest.p, sizeof top, cudaMemcpyDeviceToHost, st),
                      G16_ERR_INTERNAL);
@@ -384,21 +500,22 @@ g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
             uint32_t pairs = (uint32_t)total, outs = pairs + (uint32_t)(total >> 32);
             A *out = pts[r & 1].p;
             if (outs > cap[r & 1])
-                return status_fail(G16_ERR_INTERNAL, "GPU MSM: round %u of window %u has %u sums for %zu places",
-                                   r, w, outs, cap[r & 1]);
+                return status_fail(G16_ERR_INTERNAL,
+                                   "GPU MSM: round %u of windows %u.. has %u sums for %zu places", r,
+                                   w0, outs, cap[r & 1]);
             uint32_t *s_next = ss[r & 1], *e_next = ee[r & 1];
-            k_ba_carry<F><<<blocks_for(nb, 128), 128, 0, st>>>(out, s_next, e_next, first.p, s_cur,
-                                                              e_cur, src, nb);
+            k_ba_carry<F><<<blocks_for(NB, 128), 128, 0, st>>>(out, s_next, e_next, first.p, s_cur, e_cur,
+                                                              src, NB);
             CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
             for (uint32_t q0 = 0; q0 < pairs; q0 += chunk_pairs) {
                 uint32_t qn = pairs - q0 < chunk_pairs ? pairs - q0 : chunk_pairs;
-                uint32_t T = ba_threads(qn);
+                uint32_t K = ba_pairs_per_thread(qn), T = ba_threads(qn, K);
                 k_ba_denominators<F><<<blocks_for(T, 128), 128, 0, st>>>(pre.p, prod.p, io.p, src, first.p,
-                                                                        s_cur, nb, q0, qn, T);
+                                                                        s_cur, NB, q0, qn, T, K);
                 CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-                if ((s = batch_inverse<F>(ctx, prod.p, T, scratch.p)))
+                if ((s = batch_inverse<F>(ctx, prod.p, T, scratch.p, (F *)host.p)))
                     return s;
-                k_ba_add<F><<<blocks_for(T, 128), 128, 0, st>>>(out, pre.p, prod.p, io.p, src, qn, T);
+                k_ba_add<F><<<blocks_for(T, 128), 128, 0, st>>>(out, pre.p, prod.p, io.p, src, qn, T, K);
                 CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
             }
             src = ba_source<F>{nullptr, nullptr, out};
@@ -406,7 +523,8 @@ g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
             e_cur = e_next;
             rounds++;
         }
-        k_ba_finish<F><<<blocks_for(nb, 128), 128, 0, st>>>(buckets + (size_t)w * nb, src, s_cur, e_cur, nb);
+        k_ba_finish<F><<<blocks_for(NB, 128), 128, 0, st>>>(buckets + (size_t)w0 * nb, src, s_cur, e_cur,
+                                                            NB);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     }
     info->ms_sort = ms_sort;
