@@ -253,7 +253,7 @@ int main(void)
     /* Both bucket accumulations at every size: XYZZ per point, then batch-affine rounds
      * (msm_batch_affine.cuh; the default from 2^20 others), the latter also with the
      * rounds stopped early and late (G16_GPU_MSM_TAIL). */
-    const char *paths[][2] = {{"0", "2"}, {"1", "2"}, {"1", "1"}, {"1", "40"}};
+    const char *paths[][2] = {{"0", "8"}, {"1", "8"}, {"1", "1"}, {"1", "40"}};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         setenv("G16_GPU_MSM_AFFINE", paths[i][0], 1);
         setenv("G16_GPU_MSM_TAIL", paths[i][1], 1);

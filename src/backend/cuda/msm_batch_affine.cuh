@@ -338,14 +338,16 @@ __global__ void k_ba_finish(xyzz_d<F> *buckets, ba_source<F> src, const uint32_t
     buckets[b] = acc;
 }
 
-/* Runs left at most this long are summed in XYZZ by k_ba_finish (G16_GPU_MSM_TAIL
- * overrides it: benchmarks sweep it). */
+/* Runs left at most this long are summed in XYZZ by k_ba_finish: the last rounds have
+ * few pairs and a round's fixed costs, a thread per bucket adds a few points as fast
+ * (G1 dense 2^26, run 22: tail 1 / 2 / 4 / 8 484 / 481 / 477 / 472 ms). G16_GPU_MSM_TAIL
+ * overrides it (benchmarks sweep it). */
 uint32_t ba_tail(void)
 {
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         return (uint32_t)atoi(env);
-    return 2;
+    return 8;
 }
 
 /* Whether m others go through the batch-affine rounds: G16_GPU_MSM_AFFINE=0 or 1 forces
