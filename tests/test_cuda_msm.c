@@ -23,25 +23,8 @@
 
 static backend *gpu;
 
-enum { POOL = 4096 };
-static g1_affine_t pool1[POOL];
-static g2_affine_t pool2[POOL];
-
-static void make_pools(void)
-{
-    g1_jac_t g1, t1;
-    g2_jac_t g2, t2;
-    g1_generator(&g1);
-    g2_generator(&g2);
-    for (size_t i = 0; i < POOL; i++) {
-        fr_t k;
-        test_random_fr(&k);
-        g1_mul_vartime(&t1, &g1, &k);
-        g1_to_affine(&pool1[i], &t1);
-        g2_mul_vartime(&t2, &g2, &k);
-        g2_to_affine(&pool2[i], &t2);
-    }
-}
+#define MSM_TEST_POOL 4096
+#include "msm_test_points.h"
 
 /* Scalar mixes. */
 enum { MIX_RANDOM, MIX_ZERO, MIX_ONE, MIX_FILECOIN, MIX_EDGES, MIX_SAME, MIX_COUNT };
@@ -81,22 +64,6 @@ static void make_scalars(fr_t *k, size_t n, int mix)
         }
     }
 }
-
-/* Base kinds: 0 random, 1 ~10% infinity, 2 pairs P, -P, 3 three points repeated. */
-#define MAKE_BASES(G, pool, b, n, kind)                                                  \
-    do {                                                                                 \
-        size_t start_ = test_rand64() % POOL;                                            \
-        for (size_t i = 0; i < (n); i++) {                                               \
-            uint64_t u = test_rand64() % 100;                                            \
-            (b)[i] = pool[(start_ + i) % POOL];                                          \
-            if ((kind) == 1 && u < 10)                                                   \
-                G##_affine_set_infinity(&(b)[i]);                                        \
-            else if ((kind) == 2 && (i & 1))                                             \
-                G##_affine_neg(&(b)[i], &(b)[i - 1]);                                    \
-            else if ((kind) == 3)                                                        \
-                (b)[i] = pool[u % 3];                                                    \
-        }                                                                                \
-    } while (0)
 
 static void check_case(size_t n, int mix, int kind, bool montgomery, bool g2_too)
 {

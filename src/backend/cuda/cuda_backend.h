@@ -161,6 +161,23 @@ g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void 
 g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void *out,
                             const void *a, const void *b, size_t n);
 
+/* The GPU MSM's batch-affine accumulation (msm_batch_affine.cuh) run on the host, its
+ * kernels' thread bodies called thread by thread, for tests in any CUDA build: m affine
+ * points of G1 (group 1) or G2 (group 2) in the CPU's layout, m canonical scalars (32
+ * bytes little-endian, < r), c-bit signed windows (2 <= c <= 16); out: the W = 255 / c + 1
+ * windows' 2^(c-1) bucket sums each (XYZZ in the CPU's layout; bucket k of window w holds
+ * the points whose digit there is +-(k + 1), negated for -), and the rounds run. The knobs
+ * (0: the device's default) let small inputs reach every path: rounds stopped at runs of
+ * `tail`, windows grouped by `group_points` digits, pairs per thread from
+ * `target_threads`, the inversion's levels down to `host_inverses` values, 16 values a
+ * thread from `wide_levels_from`. Slow (~100 ns an emulated product): small inputs. */
+typedef struct {
+    uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
+} cuda_msm_affine_tuning;
+g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
+                                   const void *scalars, size_t m, unsigned c,
+                                   const cuda_msm_affine_tuning *tuning, size_t *rounds);
+
 /* values[i] = 1 / values[i] for i < n on the CPU (zeros stay zero): Fp elements (field 1)
  * or Fp2 (field 2) in the device's layout, which is the CPU's (cuda_host_inverse.c; the
  * MSM's batch inversions end there). */

@@ -42,7 +42,7 @@ struct scalar_d {
 };
 
 /* true iff s >= r (not a canonical scalar: its top window would overflow). */
-__device__ __forceinline__ bool scalar_too_large(const scalar_d &s)
+G16_HD bool scalar_too_large(const scalar_d &s)
 {
     for (int k = 7; k >= 0; k--) {
         uint32_t r = fr_d::p(k);
@@ -123,7 +123,7 @@ __global__ void k_sum_groups(xyzz_d<F> *out, const xyzz_d<F> *in, uint32_t group
 }
 
 /* Bits [bit, bit + c) of a 256-bit scalar (zero past the top). */
-__device__ __forceinline__ uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
+G16_HD uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
 {
     unsigned word = bit / 32, off = bit % 32;
     if (word >= 8)
@@ -134,14 +134,12 @@ __device__ __forceinline__ uint32_t scalar_bits(const scalar_d &s, unsigned bit,
     return (uint32_t)v & ((1u << c) - 1);
 }
 
-/* Window w's signed digit of every "other" scalar: key = bucket (|d| - 1), or nb when
- * d = 0 (sorted past every bucket and ignored); value = point index, top bit = d < 0. */
-__global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
-                         const uint32_t *idx, uint32_t m, unsigned c, unsigned w)
+/* Window w's signed digit of "other" scalar j: key = bucket (|d| - 1), or nb when d = 0
+ * (sorted past every bucket and ignored); value = point index, top bit = d < 0. (Thread
+ * j's work; the batch-affine path also runs it on the host, msm_batch_affine.cuh.) */
+G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
+                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j)
 {
-    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= m)
-        return;
     uint32_t i = idx[j];
     scalar_d s = canon[i];
     int carry = 0, d = 0;
@@ -157,14 +155,19 @@ __global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
     vals[j] = i | (d < 0 ? 0x80000000u : 0);
 }
 
-/* start[k], end[k]: the run of bucket k in the sorted keys plus base (both 0 when
- * empty). */
-__global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, uint32_t m,
-                         uint32_t nb, uint32_t base)
+__global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
+                         const uint32_t *idx, uint32_t m, unsigned c, unsigned w)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= m)
-        return;
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < m)
+        digit_entry(keys, vals, canon, idx, c, w, j);
+}
+
+/* start[k], end[k]: the run of bucket k in the sorted keys plus base (both 0 when
+ * empty); position p's part of it. */
+G16_HD void bounds_entry(uint32_t *start, uint32_t *end, const uint32_t *keys, uint32_t m,
+                         uint32_t nb, uint32_t base, uint32_t p)
+{
     uint32_t k = keys[p];
     if (k >= nb)
         return;
@@ -174,12 +177,21 @@ __global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, u
         end[k] = base + p + 1;
 }
 
+__global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, uint32_t m,
+                         uint32_t nb, uint32_t base)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < m)
+        bounds_entry(start, end, keys, m, nb, base, p);
+}
+
 /* An affine point by 16-byte loads (the arrays come from cudaMalloc and points are 96 or
  * 192 bytes, so every point is 16-byte aligned). */
 template <class F>
-__device__ __forceinline__ affine_d<F> load_affine(const affine_d<F> *p)
+G16_HD affine_d<F> load_affine(const affine_d<F> *p)
 {
     static_assert(sizeof(affine_d<F>) % 16 == 0, "affine points are whole 16-byte words");
+#ifdef __CUDA_ARCH__
     affine_d<F> r;
     const uint4 *src = (const uint4 *)p;
     uint4 *dst = (uint4 *)&r;
@@ -187,6 +199,9 @@ __device__ __forceinline__ affine_d<F> load_affine(const affine_d<F> *p)
     for (unsigned k = 0; k < sizeof(affine_d<F>) / 16; k++)
         dst[k] = __ldg(&src[k]);
     return r;
+#else
+    return *p; /* the host emulation of msm_batch_affine.cuh */
+#endif
 }
 
 /* Adds the affine points of sorted run [p, e) (point index | sign bit) to acc. The next
@@ -576,7 +591,10 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     if (affine) {
         /* 3 and 4 by batch-affine rounds (msm_batch_affine.cuh). */
         CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
-        if ((s = ba_accumulate<F>(ctx, info, buckets.p, bases, canon.p, idx_other.p, m, c, W)))
+        ba_device_exec ex;
+        ex.ctx = ctx;
+        if ((s = ba_accumulate<F>(ex, buckets.p, bases, canon.p, idx_other.p, m, c, W,
+                                  ba_tuning_default(), &info->ms_sort, &info->affine_rounds)))
             return s;
         CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
     } else if ((s = xyzz_accumulate<F>(ctx, info, buckets.p, bases, canon.p, idx_other.p, m, c, W))) {
@@ -612,7 +630,59 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     return G16_OK;
 }
 
+/* The batch-affine accumulation on the host (cuda_msm_affine_emulate). */
+template <class F>
+g16_status affine_emulate(void *buckets, const void *bases, const void *scalars, size_t m,
+                          unsigned c, const cuda_msm_affine_tuning *tuning, size_t *rounds)
+{
+    if (c < 2 || c > 16 || m > ((size_t)1 << 24) || !buckets || (m && (!bases || !scalars)))
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "emulated MSM: %zu points with %u-bit windows (2..16 bits, <= 2^24 points)",
+                           m, c);
+    ba_tuning tn = ba_tuning_default();
+    if (tuning) {
+        tn.tail = tuning->tail ? tuning->tail : tn.tail;
+        tn.group_points = tuning->group_points ? tuning->group_points : tn.group_points;
+        tn.target_threads = tuning->target_threads ? tuning->target_threads : tn.target_threads;
+        tn.host_inverses = tuning->host_inverses ? tuning->host_inverses : tn.host_inverses;
+        tn.wide_levels_from = tuning->wide_levels_from ? tuning->wide_levels_from : tn.wide_levels_from;
+    }
+    const scalar_d *canon = (const scalar_d *)scalars;
+    for (size_t i = 0; i < m; i++)
+        if (scalar_too_large(canon[i]))
+            return status_fail(G16_ERR_BAD_ENCODING, "emulated MSM: scalar %zu is not below r", i);
+    unsigned W = 255 / c + 1;
+    memset(buckets, 0, (size_t)W * ((size_t)1 << (c - 1)) * sizeof(xyzz_d<F>));
+    if (m == 0) {
+        *rounds = 0;
+        return G16_OK;
+    }
+    host_buf<uint32_t> idx;
+    if (!(idx.p = (uint32_t *)malloc(m * sizeof(uint32_t))))
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: %zu indices", m);
+    for (size_t i = 0; i < m; i++)
+        idx.p[i] = (uint32_t)i;
+    ba_host_exec ex;
+    double ms_sort;
+    return ba_accumulate<F>(ex, (xyzz_d<F> *)buckets, (const affine_d<F> *)bases, canon, idx.p,
+                            (uint32_t)m, c, W, tn, &ms_sort, rounds);
+}
+
 } // namespace
+
+extern "C" g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
+                                              const void *scalars, size_t m, unsigned c,
+                                              const cuda_msm_affine_tuning *tuning, size_t *rounds)
+{
+    size_t unused;
+    if (!rounds)
+        rounds = &unused;
+    if (group == 1)
+        return affine_emulate<fp_d>(buckets, bases, scalars, m, c, tuning, rounds);
+    if (group == 2)
+        return affine_emulate<fp2_d>(buckets, bases, scalars, m, c, tuning, rounds);
+    return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated MSM: group %d (1 or 2)", group);
+}
 
 extern "C" g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                           unsigned *window_bits, cuda_msm_info *info,

@@ -17,22 +17,28 @@
  *          prefix sum of the run lengths; a thread finds its first pair's bucket by a
  *          search, its next ones by stepping forward (ba_bucket).
  *          Per chunk of pairs:
- *            k_ba_denominators  each thread's running product of its pairs'
+ *            ba_denominators    each thread's running product of its pairs'
  *                               denominators x2 - x1 (K pairs a thread, K from the
  *                               chunk's size; a warp takes 32 K adjacent pairs, so loads
  *                               coalesce), and every pair's points and destination;
  *            batch_inverse      the inverses of the threads' products: the same trick
  *                               again by levels, the last few hundred values inverted by
  *                               the CPU (a Fermat chain in one GPU thread takes ~0.5 ms);
- *            k_ba_add           walks back through the thread's pairs: each pair's
+ *            ba_add             walks back through the thread's pairs: each pair's
  *                               inverse from the running products, then its sum.
  *   finish: when no run is longer than `tail` points, one thread per bucket sums what is
- *          left into an XYZZ bucket (k_ba_finish), ready for the usual reduction.
+ *          left into an XYZZ bucket (ba_finish), ready for the usual reduction.
  * Round 0 reads the bases through the sorted (index | sign) list; later rounds read the
  * previous round's sums. Special pairs (a point at infinity, equal x) get denominator 1 and
  * are summed by affine_add_with_inverse's own cases. G1's kernels load the next pair's
  * points while they compute on the current one (a round is bound by load latency, not
  * by products); G2's have no registers to spare for that.
+ *
+ * Each kernel is a thread body (a functor: body(t) is thread t's work) that an executor
+ * runs: ba_device_exec as kernels on the context's stream, ba_host_exec thread by thread
+ * on the host, so that the tests check this very code against the CPU in any CUDA build
+ * (cuda_msm_affine_emulate, test_cuda_msm_emu); ba_tuning's knobs let small inputs reach
+ * every path there.
  *
  * Memory: two ping-pong point buffers (half and a quarter of the group's points, plus a
  * point per bucket for odd runs), a field element and 8 bytes per pair of a chunk, the
@@ -40,16 +46,46 @@
 #ifndef G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
 #define G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
 
-/* Pairs per thread: at most BA_MAX_PAIRS_PER_THREAD, fewer when a chunk has too few
- * pairs to give BA_TARGET_THREADS threads work (late rounds, small MSMs). The batch
- * inversion's levels multiply BA_LEVEL_GROUP values a thread (4 below 2^16 values, whose
- * levels are latency-bound) until at most BA_HOST_INVERSES are left for the CPU. */
-enum {
-    BA_MAX_PAIRS_PER_THREAD = 16,
-    BA_TARGET_THREADS = 1 << 19,
-    BA_LEVEL_GROUP = 16,
-    BA_HOST_INVERSES = 256,
+/* The knobs of the rounds, defaults from ba_tuning_default (the host emulation's tests
+ * set small values to reach every path with small inputs):
+ *   tail              runs left at most this long are summed in XYZZ by the finish;
+ *   group_points      windows go through in groups of up to this many digits (at least
+ *                     one window a group): fewer groups, fewer rounds, each with its fixed
+ *                     costs (two host round trips, ~15 launches);
+ *   target_threads    pairs per thread from 1 to 16, fewer when a chunk has too few pairs
+ *                     to give this many threads work (late rounds, small MSMs);
+ *   host_inverses     the batch inversion's levels run on the device until at most this
+ *                     many values are left, which the CPU inverts (a Fermat chain in one
+ *                     GPU thread is ~570 dependent products, ~0.5 ms);
+ *   wide_levels_from  levels over at least this many values multiply 16 values a
+ *                     thread, smaller (latency-bound) levels 4. */
+struct ba_tuning {
+    uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
 };
+
+enum { BA_MAX_PAIRS_PER_THREAD = 16 };
+
+/* G16_GPU_MSM_TAIL overrides the tail (benchmarks sweep it). Tail 8: G1 dense 2^26, run
+ * 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. */
+ba_tuning ba_tuning_default(void)
+{
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16};
+    const char *env = getenv("G16_GPU_MSM_TAIL");
+    if (env && atoi(env) >= 1 && atoi(env) <= 4096)
+        t.tail = (uint32_t)atoi(env);
+    return t;
+}
+
+/* Whether m others go through the batch-affine rounds: G16_GPU_MSM_AFFINE=0 or 1 forces
+ * it (the tests run both paths at every size), else from BA_MIN_OTHERS up. */
+enum { BA_MIN_OTHERS = 1 << 20 };
+bool ba_use(uint32_t m)
+{
+    const char *env = getenv("G16_GPU_MSM_AFFINE");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        return env[0] == '1';
+    return m >= BA_MIN_OTHERS;
+}
 
 /* Whether a field's round kernels load the next pair ahead (G1: registers to spare). */
 template <class F>
@@ -65,7 +101,7 @@ struct ba_source {
     const uint32_t *refs; /* index | sign bit; null after round 0 */
     const affine_d<F> *pts;
 
-    __device__ __forceinline__ affine_d<F> load(uint32_t p) const
+    G16_HD affine_d<F> load(uint32_t p) const
     {
         if (!refs)
             return load_affine(&pts[p]);
@@ -75,46 +111,77 @@ struct ba_source {
     }
 };
 
+/* --- the kernels' thread bodies: body(t) is thread t's work, t < the launch's count ---- */
+
+G16_HD void ba_max(uint32_t *p, uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+    atomicMax(p, v);
+#else
+    if (v > *p)
+        *p = v;
+#endif
+}
+
+/* The group's digits of window w (k_digits' work) and where each bucket's run starts
+ * and ends (k_bounds'), as bodies. */
+struct ba_digits {
+    uint32_t *keys, *vals;
+    const scalar_d *canon;
+    const uint32_t *idx;
+    unsigned c, w;
+    G16_HD void operator()(uint32_t j) const { digit_entry(keys, vals, canon, idx, c, w, j); }
+};
+
+struct ba_bounds {
+    uint32_t *start, *end;
+    const uint32_t *keys;
+    uint32_t m, nb, base;
+    G16_HD void operator()(uint32_t p) const { bounds_entry(start, end, keys, m, nb, base, p); }
+};
+
 /* A bucket's run [s, e): its pairs (low 32 bits) and whether one point is left over
  * (high 32 bits), so that one exclusive prefix sum gives both the first pair of a bucket
  * and (low + high) its first point in the next round. */
-__global__ void k_ba_count(unsigned long long *count, uint32_t *longest, const uint32_t *s,
-                           const uint32_t *e, uint32_t nb)
-{
-    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nb)
-        return;
-    uint32_t len = e[b] - s[b];
-    count[b] = ((unsigned long long)(len & 1) << 32) | (len >> 1);
-    if (len > 1)
-        atomicMax(longest, len);
-}
+struct ba_count {
+    unsigned long long *count;
+    uint32_t *longest;
+    const uint32_t *s, *e;
+    G16_HD void operator()(uint32_t b) const
+    {
+        uint32_t len = e[b] - s[b];
+        count[b] = ((unsigned long long)(len & 1) << 32) | (len >> 1);
+        if (len > 1)
+            ba_max(longest, len);
+    }
+};
 
 /* The next round's run of each bucket, and its leftover point copied to the run's end. */
 template <class F>
-__global__ void k_ba_carry(affine_d<F> *out, uint32_t *s_next, uint32_t *e_next,
-                           const unsigned long long *first, const uint32_t *s,
-                           const uint32_t *e, ba_source<F> src, uint32_t nb)
-{
-    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nb)
-        return;
-    uint32_t len = e[b] - s[b], half = len >> 1;
-    unsigned long long f = first[b];
-    uint32_t at = (uint32_t)f + (uint32_t)(f >> 32);
-    if (len & 1)
-        out[at + half] = src.load(e[b] - 1);
-    s_next[b] = at;
-    e_next[b] = at + half + (len & 1);
-}
+struct ba_carry {
+    affine_d<F> *out;
+    uint32_t *s_next, *e_next;
+    const unsigned long long *first;
+    const uint32_t *s, *e;
+    ba_source<F> src;
+    G16_HD void operator()(uint32_t b) const
+    {
+        uint32_t len = e[b] - s[b], half = len >> 1;
+        unsigned long long f = first[b];
+        uint32_t at = (uint32_t)f + (uint32_t)(f >> 32);
+        if (len & 1)
+            out[at + half] = src.load(e[b] - 1);
+        s_next[b] = at;
+        e_next[b] = at + half + (len & 1);
+    }
+};
 
 /* The bucket holding pair q of the round: the b with (uint32_t)first[b] <= q <
  * (uint32_t)first[b + 1] (first[] has nb + 1 entries, first[nb]'s low half the number of
  * pairs; buckets without pairs have first[b] = first[b + 1] and are passed over), found
  * from a bucket lo at or before it: a few steps forward (the next pair of a thread is
  * usually in the same bucket or the next), else a binary search. */
-__device__ __forceinline__ uint32_t ba_bucket(uint32_t q, const unsigned long long *first,
-                                              uint32_t lo, uint32_t nb)
+G16_HD uint32_t ba_bucket(uint32_t q, const unsigned long long *first, uint32_t lo, uint32_t nb)
 {
     for (int step = 0; step < 8; step++) {
         if ((uint32_t)first[lo + 1] > q)
@@ -135,15 +202,15 @@ __device__ __forceinline__ uint32_t ba_bucket(uint32_t q, const unsigned long lo
 /* Pairs to threads: warp w takes the chunk's pairs [32 K w, 32 K (w + 1)), lane l of it
  * the pairs j = 32 K w + 32 i + l (i < K), so that a warp's loads of adjacent pairs are
  * adjacent and a thread's next pair is 32 further on. */
-__device__ __forceinline__ uint32_t ba_first_pair(uint32_t t, uint32_t K)
+G16_HD uint32_t ba_first_pair(uint32_t t, uint32_t K)
 {
     return (t >> 5) * (32u * K) + (t & 31);
 }
 
 /* Pair q's first point (the second follows) and where its sum goes; b: its bucket, found
  * from the previous pair's. */
-__device__ __forceinline__ uint2 ba_locate(uint32_t q, const unsigned long long *first,
-                                           const uint32_t *s, uint32_t nb, uint32_t &b)
+G16_HD uint2 ba_locate(uint32_t q, const unsigned long long *first, const uint32_t *s,
+                       uint32_t nb, uint32_t &b)
 {
     b = ba_bucket(q, first, b, nb);
     unsigned long long f = first[b];
@@ -154,227 +221,372 @@ __device__ __forceinline__ uint2 ba_locate(uint32_t q, const unsigned long long 
 /* Thread t's pairs: pre[j] = the product of its denominators up to pair j (chunk-local),
  * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). */
 template <class F>
-__global__ void __launch_bounds__(128)
-    k_ba_denominators(F *pre, F *prod, uint2 *io, ba_source<F> src,
-                      const unsigned long long *first, const uint32_t *s, uint32_t nb,
-                      uint32_t q0, uint32_t qn, uint32_t T, uint32_t K)
-{
-    constexpr bool PF = ba_prefetch<F>::value;
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= T)
-        return;
-    F acc = F::one();
-    uint32_t j = ba_first_pair(t, K), b = 0;
-    if (j < qn) {
-        uint2 p = ba_locate(q0 + j, first, s, nb, b);
-        affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
-        for (uint32_t i = 0;; i++) {
-            uint32_t jn = j + 32;
-            bool more = i + 1 < K && jn < qn;
-            uint2 pn;
-            affine_d<F> an, cn;
-            if (PF && more) {
-                pn = ba_locate(q0 + jn, first, s, nb, b);
-                an = src.load(pn.x);
-                cn = src.load(pn.x + 1);
-            }
-            io[j] = p;
-            acc = acc * affine_add_denominator(a, c);
-            pre[j] = acc;
-            if (!more)
-                break;
-            j = jn;
-            if (PF) {
-                p = pn;
-                a = an;
-                c = cn;
-            } else {
-                p = ba_locate(q0 + j, first, s, nb, b);
-                a = src.load(p.x);
-                c = src.load(p.x + 1);
+struct ba_denominators {
+    F *pre, *prod;
+    uint2 *io;
+    ba_source<F> src;
+    const unsigned long long *first;
+    const uint32_t *s;
+    uint32_t nb, q0, qn, K;
+    G16_HD void operator()(uint32_t t) const
+    {
+        constexpr bool PF = ba_prefetch<F>::value;
+        F acc = F::one();
+        uint32_t j = ba_first_pair(t, K), b = 0;
+        if (j < qn) {
+            uint2 p = ba_locate(q0 + j, first, s, nb, b);
+            affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
+            for (uint32_t i = 0;; i++) {
+                uint32_t jn = j + 32;
+                bool more = i + 1 < K && jn < qn;
+                uint2 pn;
+                affine_d<F> an, cn;
+                if (PF && more) {
+                    pn = ba_locate(q0 + jn, first, s, nb, b);
+                    an = src.load(pn.x);
+                    cn = src.load(pn.x + 1);
+                }
+                io[j] = p;
+                acc = acc * affine_add_denominator(a, c);
+                pre[j] = acc;
+                if (!more)
+                    break;
+                j = jn;
+                if (PF) {
+                    p = pn;
+                    a = an;
+                    c = cn;
+                } else {
+                    p = ba_locate(q0 + j, first, s, nb, b);
+                    a = src.load(p.x);
+                    c = src.load(p.x + 1);
+                }
             }
         }
+        prod[t] = acc;
     }
-    prod[t] = acc;
-}
+};
 
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
  * which the sum loads anyway); the pair's sum goes out. */
 template <class F>
-__global__ void __launch_bounds__(128)
-    k_ba_add(affine_d<F> *out_pts, const F *pre, const F *prod_inv, const uint2 *io,
-             ba_source<F> src, uint32_t qn, uint32_t T, uint32_t K)
-{
-    constexpr bool PF = ba_prefetch<F>::value;
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t j0 = ba_first_pair(t, K);
-    if (t >= T || j0 >= qn)
-        return;
-    uint32_t last = (qn - 1 - j0) / 32;
-    if (last >= K)
-        last = K - 1;
-    F inv = prod_inv[t];
-    uint32_t j = j0 + 32 * last;
-    uint2 p = io[j];
-    affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
-    for (;;) {
-        bool more = j > j0;
-        uint2 pn;
-        affine_d<F> an, cn;
-        F inv_j = inv;
-        if (more) {
-            inv_j = inv * pre[j - 32];
+struct ba_add {
+    affine_d<F> *out;
+    const F *pre, *prod_inv;
+    const uint2 *io;
+    ba_source<F> src;
+    uint32_t qn, K;
+    G16_HD void operator()(uint32_t t) const
+    {
+        constexpr bool PF = ba_prefetch<F>::value;
+        uint32_t j0 = ba_first_pair(t, K);
+        if (j0 >= qn)
+            return;
+        uint32_t last = (qn - 1 - j0) / 32;
+        if (last >= K)
+            last = K - 1;
+        F inv = prod_inv[t];
+        uint32_t j = j0 + 32 * last;
+        uint2 p = io[j];
+        affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
+        for (;;) {
+            bool more = j > j0;
+            uint2 pn;
+            affine_d<F> an, cn;
+            F inv_j = inv;
+            if (more) {
+                inv_j = inv * pre[j - 32];
+                if (PF) {
+                    pn = io[j - 32];
+                    an = src.load(pn.x);
+                    cn = src.load(pn.x + 1);
+                }
+            }
+            out[p.y] = affine_add_with_inverse(a, c, inv_j);
+            if (!more)
+                break;
+            inv = inv * affine_add_denominator(a, c);
+            j -= 32;
             if (PF) {
-                pn = io[j - 32];
-                an = src.load(pn.x);
-                cn = src.load(pn.x + 1);
+                p = pn;
+                a = an;
+                c = cn;
+            } else {
+                p = io[j];
+                a = src.load(p.x);
+                c = src.load(p.x + 1);
             }
         }
-        out_pts[p.y] = affine_add_with_inverse(a, c, inv_j);
-        if (!more)
-            break;
-        inv = inv * affine_add_denominator(a, c);
-        j -= 32;
-        if (PF) {
-            p = pn;
-            a = an;
-            c = cn;
-        } else {
-            p = io[j];
-            a = src.load(p.x);
-            c = src.load(p.x + 1);
-        }
     }
-}
+};
 
 /* One level of batch_inverse: thread t < G multiplies v[t], v[t + G], ... into pre[] and
- * prod[t]; k_inv_down turns v[] into inverses given prod[]'s. */
+ * prod[t]; ba_inv_down turns v[] into inverses given prod[]'s. */
 template <class F>
-__global__ void k_inv_up(const F *v, F *pre, F *prod, uint32_t n, uint32_t G)
-{
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= G)
-        return;
-    F acc = F::one();
-    for (uint32_t j = t; j < n; j += G) {
-        acc = acc * v[j];
-        pre[j] = acc;
+struct ba_inv_up {
+    const F *v;
+    F *pre, *prod;
+    uint32_t n, G;
+    G16_HD void operator()(uint32_t t) const
+    {
+        F acc = F::one();
+        for (uint32_t j = t; j < n; j += G) {
+            acc = acc * v[j];
+            pre[j] = acc;
+        }
+        prod[t] = acc;
     }
-    prod[t] = acc;
-}
+};
 
 template <class F>
-__global__ void k_inv_down(F *v, const F *pre, const F *prod_inv, uint32_t n, uint32_t G)
+struct ba_inv_down {
+    F *v;
+    const F *pre, *prod_inv;
+    uint32_t n, G;
+    G16_HD void operator()(uint32_t t) const
+    {
+        if (t >= n)
+            return;
+        F inv = prod_inv[t];
+        for (uint32_t j = t + (n - 1 - t) / G * G;; j -= G) {
+            F vj = v[j];
+            v[j] = j >= G ? inv * pre[j - G] : inv;
+            if (j < G)
+                break;
+            inv = inv * vj;
+        }
+    }
+};
+
+/* One thread per bucket: the XYZZ sum of what the rounds left of its run. */
+template <class F>
+struct ba_finish {
+    xyzz_d<F> *buckets;
+    ba_source<F> src;
+    const uint32_t *s, *e;
+    G16_HD void operator()(uint32_t b) const
+    {
+        xyzz_d<F> acc = xyzz_d<F>::infinity();
+        for (uint32_t p = s[b]; p < e[b]; p++)
+            acc = xyzz_add_affine(acc, src.load(p));
+        buckets[b] = acc;
+    }
+};
+
+/* --- executors: the same steps on the device or, for the tests, on the host ------------ */
+
+template <class Body>
+__global__ void __launch_bounds__(256) k_run(Body body, uint32_t n)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= G || t >= n)
-        return;
-    F inv = prod_inv[t];
-    for (uint32_t j = t + (n - 1 - t) / G * G;; j -= G) {
-        F vj = v[j];
-        v[j] = j >= G ? inv * pre[j - G] : inv;
-        if (j < G)
-            break;
-        inv = inv * vj;
-    }
+    if (t < n)
+        body(t);
 }
+
+/* The device: bodies as kernels on the context's stream, CUB's sort and scan, buffers
+ * from the context's pool. */
+struct ba_device_exec {
+    template <class T>
+    using buf = dev_buf<T>;
+    cuda_ctx *ctx;
+    dev_buf<uint8_t> sort_temp, scan_temp;
+    size_t sort_bytes = 0, scan_bytes = 0;
+
+    template <class T>
+    g16_status alloc(buf<T> &b, size_t n, const char *what) { return b.alloc(ctx, n, what); }
+    /* CUB's scratch for sorts of m keys of c bits and scans of up to n + 1 counts. */
+    g16_status prepare(uint32_t m, unsigned c, size_t n)
+    {
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
+                                                 (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                 (uint32_t *)nullptr, m, 0, (int)c, ctx->stream),
+                 G16_ERR_INTERNAL);
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (unsigned long long *)nullptr,
+                                               (unsigned long long *)nullptr, n + 1, ctx->stream),
+                 G16_ERR_INTERNAL);
+        g16_status s;
+        if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")) ||
+            (s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
+            return s;
+        return G16_OK;
+    }
+    template <class Body>
+    g16_status run(size_t n, unsigned threads, const Body &body)
+    {
+        if (n == 0)
+            return G16_OK;
+        k_run<Body><<<blocks_for(n, threads), threads, 0, ctx->stream>>>(body, (uint32_t)n);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    g16_status zero(void *p, size_t bytes)
+    {
+        CUDA_TRY(cudaMemsetAsync(p, 0, bytes, ctx->stream), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    /* vals_out = vals_in ordered by the keys' low c bits (stable), keys_out the keys. */
+    g16_status sort(const uint32_t *keys_in, uint32_t *keys_out, const uint32_t *vals_in,
+                    uint32_t *vals_out, uint32_t m, unsigned c)
+    {
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in, keys_out, vals_in,
+                                                 vals_out, m, 0, (int)c, ctx->stream),
+                 G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    /* out[i] = in[0] + ... + in[i - 1] for i <= n (in[n] included in out's last). */
+    g16_status scan(const unsigned long long *in, unsigned long long *out, size_t n)
+    {
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, in, out, n, ctx->stream),
+                 G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    /* Copies ordered on the stream: to the host (there after wait()), to the device (from
+     * pageable memory: staged before the call returns, so the source may be reused). */
+    g16_status fetch(void *dst, const void *src, size_t bytes)
+    {
+        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    g16_status wait(void)
+    {
+        CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    g16_status to_device(void *dst, const void *src, size_t bytes)
+    {
+        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    /* Time marks around the sorts (0 before, 1 after) and their span after a wait. */
+    g16_status mark(int which)
+    {
+        CUDA_TRY(cudaEventRecord(ctx->ev[6 + which], ctx->stream), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    double marked_ms(void) { return cuda_elapsed_ms(ctx->ev[6], ctx->ev[7]); }
+};
+
+template <class T>
+struct host_buf {
+    T *p = nullptr;
+    ~host_buf() { free(p); }
+};
+
+/* The host: every body's threads in order (a launch's threads are independent), a
+ * counting sort and a plain prefix sum, buffers from malloc. */
+struct ba_host_exec {
+    template <class T>
+    using buf = host_buf<T>;
+
+    template <class T>
+    g16_status alloc(buf<T> &b, size_t n, const char *what)
+    {
+        free(b.p);
+        b.p = (T *)calloc(n ? n : 1, sizeof(T));
+        return b.p ? G16_OK : status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: %s", what);
+    }
+    g16_status prepare(uint32_t, unsigned, size_t) { return G16_OK; }
+    template <class Body>
+    g16_status run(size_t n, unsigned, const Body &body)
+    {
+        for (size_t t = 0; t < n; t++)
+            body((uint32_t)t);
+        return G16_OK;
+    }
+    g16_status zero(void *p, size_t bytes)
+    {
+        memset(p, 0, bytes);
+        return G16_OK;
+    }
+    g16_status sort(const uint32_t *keys_in, uint32_t *keys_out, const uint32_t *vals_in,
+                    uint32_t *vals_out, uint32_t m, unsigned c)
+    {
+        size_t keys = (size_t)1 << c;
+        size_t *at = (size_t *)calloc(keys + 1, sizeof *at);
+        if (!at)
+            return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: sort");
+        for (uint32_t i = 0; i < m; i++)
+            at[(keys_in[i] & (keys - 1)) + 1]++;
+        for (size_t k = 0; k < keys; k++)
+            at[k + 1] += at[k];
+        for (uint32_t i = 0; i < m; i++) {
+            size_t to = at[keys_in[i] & (keys - 1)]++;
+            keys_out[to] = keys_in[i];
+            vals_out[to] = vals_in[i];
+        }
+        free(at);
+        return G16_OK;
+    }
+    g16_status scan(const unsigned long long *in, unsigned long long *out, size_t n)
+    {
+        unsigned long long sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned long long v = in[i];
+            out[i] = sum;
+            sum += v;
+        }
+        return G16_OK;
+    }
+    g16_status fetch(void *dst, const void *src, size_t bytes)
+    {
+        memmove(dst, src, bytes);
+        return G16_OK;
+    }
+    g16_status wait(void) { return G16_OK; }
+    g16_status to_device(void *dst, const void *src, size_t bytes) { return fetch(dst, src, bytes); }
+    g16_status mark(int) { return G16_OK; }
+    double marked_ms(void) { return 0; }
+};
+
+/* --- the batch inversion and the rounds, on either executor ---------------------------- */
 
 /* Values per thread in a level of batch_inverse over n values. */
-uint32_t ba_level_group(size_t n)
+uint32_t ba_level_group(size_t n, const ba_tuning &tn)
 {
-    uint32_t wide = BA_LEVEL_GROUP, narrow = 4;
-    return n >= (1u << 16) ? wide : narrow;
+    return n >= tn.wide_levels_from ? 16u : 4u;
 }
 
 /* Field elements of scratch that batch_inverse needs for any count up to n: a level over
  * k values keeps k running products and G <= k / 4 + 1 partial products, and the next
  * level works on those G: at most n + 2 (n / 4 + 1) + 2 (n / 16 + 1) + ... < 2 n + 64.
- * (The exact sum is not monotonic in n: levels change group size at 2^16 values.) */
+ * (The exact sum is not monotonic in n: levels change group size.) */
 size_t ba_inverse_scratch(size_t n)
 {
     return 2 * n + 64;
 }
 
-/* v[i] = 1 / v[i] for i < n (no v[i] is zero), by levels of Montgomery's trick on the
- * device and the last level on the CPU (host: BA_HOST_INVERSES elements). */
-template <class F>
-g16_status batch_inverse(cuda_ctx *ctx, F *v, uint32_t n, F *scratch, F *host)
+/* v[i] = 1 / v[i] for i < n (no v[i] is zero), by levels of Montgomery's trick, the last
+ * level (at most tn.host_inverses values, host: room for them) by the CPU. */
+template <class F, class Exec>
+g16_status batch_inverse(Exec &ex, F *v, uint32_t n, F *scratch, F *host, const ba_tuning &tn)
 {
-    cudaStream_t st = ctx->stream;
-    if (n <= BA_HOST_INVERSES) {
-        CUDA_TRY(cudaMemcpyAsync(host, v, n * sizeof(F), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
-        g16_status s = cuda_host_batch_inverse(host, n, sizeof(F) == sizeof(fp_d) ? 1 : 2);
-        if (s)
+    g16_status s;
+    if (n <= tn.host_inverses) {
+        if ((s = ex.fetch(host, v, n * sizeof(F))) || (s = ex.wait()) ||
+            (s = cuda_host_batch_inverse(host, n, sizeof(F) == sizeof(fp_d) ? 1 : 2)))
             return s;
-        /* From pageable memory: staged before the call returns, so host may be reused. */
-        CUDA_TRY(cudaMemcpyAsync(v, host, n * sizeof(F), cudaMemcpyHostToDevice, st), G16_ERR_INTERNAL);
-        return G16_OK;
+        return ex.to_device(v, host, n * sizeof(F));
     }
-    uint32_t g = ba_level_group(n), G = (n + g - 1) / g;
+    uint32_t g = ba_level_group(n, tn), G = (n + g - 1) / g;
     F *pre = scratch, *prod = scratch + n;
-    k_inv_up<F><<<blocks_for(G, 128), 128, 0, st>>>(v, pre, prod, n, G);
-    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    g16_status s = batch_inverse<F>(ctx, prod, G, scratch + n + G, host);
-    if (s)
+    if ((s = ex.run(G, 128, ba_inv_up<F>{v, pre, prod, n, G})) ||
+        (s = batch_inverse<F>(ex, prod, G, scratch + n + G, host, tn)))
         return s;
-    k_inv_down<F><<<blocks_for(G, 128), 128, 0, st>>>(v, pre, prod, n, G);
-    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    return G16_OK;
+    return ex.run(G, 128, ba_inv_down<F>{v, pre, prod, n, G});
 }
 
-/* One thread per bucket: the XYZZ sum of what the rounds left of its run. */
-template <class F>
-__global__ void k_ba_finish(xyzz_d<F> *buckets, ba_source<F> src, const uint32_t *s,
-                            const uint32_t *e, uint32_t nb)
+/* Windows per group: up to tn.group_points digits, at least one window. */
+unsigned ba_group(uint32_t m, unsigned W, const ba_tuning &tn)
 {
-    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nb)
-        return;
-    xyzz_d<F> acc = xyzz_d<F>::infinity();
-    for (uint32_t p = s[b]; p < e[b]; p++)
-        acc = xyzz_add_affine(acc, src.load(p));
-    buckets[b] = acc;
-}
-
-/* Runs left at most this long are summed in XYZZ by k_ba_finish: the last rounds have
- * few pairs and a round's fixed costs, a thread per bucket adds a few points as fast
- * (G1 dense 2^26, run 22: tail 1 / 2 / 4 / 8 484 / 481 / 477 / 472 ms). G16_GPU_MSM_TAIL
- * overrides it (benchmarks sweep it). */
-uint32_t ba_tail(void)
-{
-    const char *env = getenv("G16_GPU_MSM_TAIL");
-    if (env && atoi(env) >= 1 && atoi(env) <= 4096)
-        return (uint32_t)atoi(env);
-    return 8;
-}
-
-/* Whether m others go through the batch-affine rounds: G16_GPU_MSM_AFFINE=0 or 1 forces
- * it (the tests run both paths at every size), else from BA_MIN_OTHERS up. */
-enum { BA_MIN_OTHERS = 1 << 20 };
-bool ba_use(uint32_t m)
-{
-    const char *env = getenv("G16_GPU_MSM_AFFINE");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        return env[0] == '1';
-    return m >= BA_MIN_OTHERS;
-}
-
-/* Windows per group: up to BA_GROUP_POINTS points (window digits) in flight, at least one
- * window. Fewer groups mean fewer rounds, each with its fixed costs (a host round trip
- * for the scan's total and one for the inversion's last level, ~15 launches). */
-enum { BA_GROUP_POINTS = 1 << 25 };
-unsigned ba_group(uint32_t m, unsigned W)
-{
-    size_t g = m ? BA_GROUP_POINTS / m : W;
+    size_t g = m ? tn.group_points / m : W;
     return g < 1 ? 1 : g > W ? W : (unsigned)g;
 }
 
 /* Pairs per thread for a chunk of qn pairs. */
-uint32_t ba_pairs_per_thread(uint32_t qn)
+uint32_t ba_pairs_per_thread(uint32_t qn, const ba_tuning &tn)
 {
-    uint32_t k = qn / BA_TARGET_THREADS, most = BA_MAX_PAIRS_PER_THREAD;
+    uint32_t k = qn / tn.target_threads, most = BA_MAX_PAIRS_PER_THREAD;
     return k < 1 ? 1 : k > most ? most : k;
 }
 
@@ -385,119 +597,97 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
-struct host_scratch {
-    void *p = nullptr;
-    ~host_scratch() { free(p); }
-};
-
 /* Steps 3 and 4 of msm_windows (cuda_msm.cu) by batch-affine rounds: W windows of nb
- * buckets each into buckets[] (W nb XYZZ points). info->ms_sort gets the digits and sorts,
- * info->ms_accumulate the rest; info->affine_rounds the rounds run, all groups together. */
-template <class F>
-g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
-                         const affine_d<F> *bases, const scalar_d *canon,
-                         const uint32_t *idx_other, uint32_t m, unsigned c, unsigned W)
+ * buckets each into buckets[] (W nb XYZZ points), from the m others' canonical scalars
+ * (canon[idx_other[j]]) and the bases. *ms_sort gets the digits and sorts' time (device),
+ * *rounds the rounds run, all groups together. */
+template <class F, class Exec>
+g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
+                         const scalar_d *canon, const uint32_t *idx_other, uint32_t m, unsigned c,
+                         unsigned W, const ba_tuning &tn, double *ms_sort, size_t *rounds)
 {
     typedef affine_d<F> A;
-    cudaStream_t st = ctx->stream;
-    uint32_t nb = 1u << (c - 1), tail = ba_tail();
-    unsigned G = ba_group(m, W);
+    uint32_t nb = 1u << (c - 1);
+    unsigned G = ba_group(m, W, tn);
     size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
     /* Pairs per chunk: their running products and indices stay within 1 GiB. */
     size_t chunk = ((size_t)1 << 30) / (sizeof(F) + sizeof(uint2));
     uint32_t chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
     if (chunk_pairs == 0)
         chunk_pairs = 1;
-    /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2^20 with
-     * fewer than 16 pairs a thread, a sixteenth of the pairs with 16, and never more than
-     * the pairs (rounded up to a warp). */
-    uint32_t max_threads = (chunk_pairs / BA_MAX_PAIRS_PER_THREAD > 2u * BA_TARGET_THREADS
-                                ? chunk_pairs / BA_MAX_PAIRS_PER_THREAD
-                                : 2u * BA_TARGET_THREADS) + 64;
+    /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2 targets
+     * with fewer than 16 pairs a thread, a sixteenth of the pairs with 16, and never more
+     * than the pairs (rounded up to a warp). */
+    uint32_t most = 2 * tn.target_threads, by16 = chunk_pairs / BA_MAX_PAIRS_PER_THREAD;
+    uint32_t max_threads = (by16 > most ? by16 : most) + 64;
     if (max_threads > chunk_pairs + 32)
         max_threads = chunk_pairs + 32;
     size_t cap[2] = {gm / 2 + gnb, gm / 4 + gnb};
     g16_status s;
-    dev_buf<uint32_t> keys_in, keys_out, vals_in, sorted, bounds, longest;
-    dev_buf<unsigned long long> count, first;
-    dev_buf<A> pts[2];
-    dev_buf<F> pre, prod, scratch;
-    dev_buf<uint2> io;
-    host_scratch host;
-    if ((s = keys_in.alloc(ctx, m, "MSM sort keys")) || (s = keys_out.alloc(ctx, m, "MSM sort keys")) ||
-        (s = vals_in.alloc(ctx, m, "MSM sort values")) ||
-        (s = sorted.alloc(ctx, gm, "MSM sorted point indices")) ||
-        (s = bounds.alloc(ctx, 6 * gnb, "MSM bucket bounds")) ||
-        (s = longest.alloc(ctx, 1, "MSM counts")) ||
-        (s = count.alloc(ctx, gnb + 1, "MSM run counts")) ||
-        (s = first.alloc(ctx, gnb + 1, "MSM run counts")) ||
-        (s = pts[0].alloc(ctx, cap[0], "MSM batch-affine sums")) ||
-        (s = pts[1].alloc(ctx, cap[1], "MSM batch-affine sums")) ||
-        (s = pre.alloc(ctx, chunk_pairs, "MSM batch-affine denominators")) ||
-        (s = io.alloc(ctx, chunk_pairs, "MSM batch-affine pair indices")) ||
-        (s = prod.alloc(ctx, max_threads, "MSM batch-affine denominators")) ||
-        (s = scratch.alloc(ctx, ba_inverse_scratch(max_threads), "MSM batch inversion")))
+    typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted, bounds, longest;
+    typename Exec::template buf<unsigned long long> count, first;
+    typename Exec::template buf<A> pts[2];
+    typename Exec::template buf<F> pre, prod, scratch;
+    typename Exec::template buf<uint2> io;
+    host_buf<F> host;
+    if ((s = ex.alloc(keys_in, m, "MSM sort keys")) || (s = ex.alloc(keys_out, m, "MSM sort keys")) ||
+        (s = ex.alloc(vals_in, m, "MSM sort values")) ||
+        (s = ex.alloc(sorted, gm, "MSM sorted point indices")) ||
+        (s = ex.alloc(bounds, 6 * gnb, "MSM bucket bounds")) ||
+        (s = ex.alloc(longest, 1, "MSM counts")) ||
+        (s = ex.alloc(count, gnb + 1, "MSM run counts")) ||
+        (s = ex.alloc(first, gnb + 1, "MSM run counts")) ||
+        (s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
+        (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
+        (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
+        (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices")) ||
+        (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
+        (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")) ||
+        (s = ex.prepare(m, c, gnb)))
         return s;
-    if (!(host.p = malloc(BA_HOST_INVERSES * sizeof(F))))
+    if (!(host.p = (F *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(F))))
         return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
-    size_t sort_bytes = 0, scan_bytes = 0;
-    CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in.p, keys_out.p, vals_in.p,
-                                             sorted.p, m, 0, (int)c, st),
-             G16_ERR_INTERNAL);
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count.p, first.p, gnb + 1, st),
-             G16_ERR_INTERNAL);
-    dev_buf<uint8_t> sort_temp, scan_temp;
-    if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")) ||
-        (s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
-        return s;
     uint32_t *start = bounds.p, *end = bounds.p + gnb;
     uint32_t *ss[2] = {bounds.p + 2 * gnb, bounds.p + 4 * gnb};
     uint32_t *ee[2] = {bounds.p + 3 * gnb, bounds.p + 5 * gnb};
-    double ms_sort = 0;
-    size_t rounds = 0;
+    *ms_sort = 0;
+    *rounds = 0;
     for (unsigned w0 = 0; w0 < W; w0 += G) {
         unsigned gw = W - w0 < G ? W - w0 : G;
         uint32_t NB = gw * nb;
         /* The group's digits, sorted by bucket window by window; bucket k of window
          * w0 + g is bucket g nb + k of the group, its run at g m + its place. */
-        CUDA_TRY(cudaEventRecord(ctx->ev[6], st), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaMemsetAsync(start, 0, 2 * gnb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaMemsetAsync(count.p + NB, 0, sizeof(unsigned long long), st), G16_ERR_INTERNAL);
+        if ((s = ex.mark(0)) || (s = ex.zero(start, 2 * gnb * sizeof(uint32_t))) ||
+            (s = ex.zero(count.p + NB, sizeof(unsigned long long))))
+            return s;
         for (unsigned g = 0; g < gw; g++) {
-            k_digits<<<blocks_for(m, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon, idx_other, m, c,
-                                                         w0 + g);
-            CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-            CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in.p, keys_out.p,
-                                                     vals_in.p, sorted.p + (size_t)g * m, m, 0, (int)c,
-                                                     st),
-                     G16_ERR_INTERNAL);
-            k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start + (size_t)g * nb, end + (size_t)g * nb,
-                                                         keys_out.p, m, nb, g * m);
-            CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+            uint32_t *out = sorted.p + (size_t)g * m;
+            if ((s = ex.run(m, 256, ba_digits{keys_in.p, vals_in.p, canon, idx_other, c, w0 + g})) ||
+                (s = ex.sort(keys_in.p, keys_out.p, vals_in.p, out, m, c)) ||
+                (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out.p,
+                                              m, nb, g * m})))
+                return s;
         }
-        CUDA_TRY(cudaEventRecord(ctx->ev[7], st), G16_ERR_INTERNAL);
+        if ((s = ex.mark(1)))
+            return s;
         bool timed = false;
 
         ba_source<F> src = {bases, sorted.p, nullptr};
         const uint32_t *s_cur = start, *e_cur = end;
         for (unsigned r = 0;; r++) {
-            CUDA_TRY(cudaMemsetAsync(longest.p, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
-            k_ba_count<<<blocks_for(NB, 256), 256, 0, st>>>(count.p, longest.p, s_cur, e_cur, NB);
-            CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-            CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, count.p, first.p, NB + 1, st),
-                     G16_ERR_INTERNAL);
             unsigned long long total = 0;
             uint32_t top = 0;
-            CUDA_TRY(cudaMemcpyAsync(&total, first.p + NB, sizeof total, cudaMemcpyDeviceToHost, st),
-                     G16_ERR_INTERNAL);
-            CUDA_TRY(cudaMemcpyAsync(&top, longest.p, sizeof top, cudaMemcpyDeviceToHost, st),
-                     G16_ERR_INTERNAL);
-            CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+            if ((s = ex.zero(longest.p, sizeof(uint32_t))) ||
+                (s = ex.run(NB, 256, ba_count{count.p, longest.p, s_cur, e_cur})) ||
+                (s = ex.scan(count.p, first.p, NB + 1)) ||
+                (s = ex.fetch(&top, longest.p, sizeof top)) ||
+                (s = ex.fetch(&total, first.p + NB, sizeof total)) || (s = ex.wait()))
+                return s;
             if (!timed) {
-                ms_sort += cuda_elapsed_ms(ctx->ev[6], ctx->ev[7]);
+                *ms_sort += ex.marked_ms();
                 timed = true;
             }
-            if (top <= tail)
+            if (top <= tn.tail)
                 break;
             uint32_t pairs = (uint32_t)total, outs = pairs + (uint32_t)(total >> 32);
             A *out = pts[r & 1].p;
@@ -506,31 +696,25 @@ g16_status ba_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *buckets,
                                    "GPU MSM: round %u of windows %u.. has %u sums for %zu places", r,
                                    w0, outs, cap[r & 1]);
             uint32_t *s_next = ss[r & 1], *e_next = ee[r & 1];
-            k_ba_carry<F><<<blocks_for(NB, 128), 128, 0, st>>>(out, s_next, e_next, first.p, s_cur, e_cur,
-                                                              src, NB);
-            CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+            if ((s = ex.run(NB, 128, ba_carry<F>{out, s_next, e_next, first.p, s_cur, e_cur, src})))
+                return s;
             for (uint32_t q0 = 0; q0 < pairs; q0 += chunk_pairs) {
                 uint32_t qn = pairs - q0 < chunk_pairs ? pairs - q0 : chunk_pairs;
-                uint32_t K = ba_pairs_per_thread(qn), T = ba_threads(qn, K);
-                k_ba_denominators<F><<<blocks_for(T, 128), 128, 0, st>>>(pre.p, prod.p, io.p, src, first.p,
-                                                                        s_cur, NB, q0, qn, T, K);
-                CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-                if ((s = batch_inverse<F>(ctx, prod.p, T, scratch.p, (F *)host.p)))
+                uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
+                if ((s = ex.run(T, 128,
+                                ba_denominators<F>{pre.p, prod.p, io.p, src, first.p, s_cur, NB, q0, qn, K})) ||
+                    (s = batch_inverse<F>(ex, prod.p, T, scratch.p, host.p, tn)) ||
+                    (s = ex.run(T, 128, ba_add<F>{out, pre.p, prod.p, io.p, src, qn, K})))
                     return s;
-                k_ba_add<F><<<blocks_for(T, 128), 128, 0, st>>>(out, pre.p, prod.p, io.p, src, qn, T, K);
-                CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
             }
             src = ba_source<F>{nullptr, nullptr, out};
             s_cur = s_next;
             e_cur = e_next;
-            rounds++;
+            ++*rounds;
         }
-        k_ba_finish<F><<<blocks_for(NB, 128), 128, 0, st>>>(buckets + (size_t)w0 * nb, src, s_cur, e_cur,
-                                                            NB);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        if ((s = ex.run(NB, 128, ba_finish<F>{buckets + (size_t)w0 * nb, src, s_cur, e_cur})))
+            return s;
     }
-    info->ms_sort = ms_sort;
-    info->affine_rounds = rounds;
     return G16_OK;
 }
 

@@ -1,0 +1,155 @@
+/* The GPU MSM's batch-affine accumulation (msm_batch_affine.cuh) run on the host
+ * (cuda_msm_affine_emulate: the kernels' thread bodies called thread by thread) against
+ * the CPU's MSM, in any CUDA build, GPU or not; skipped (exit 77) without CUDA.
+ *
+ * The emulation returns every window's bucket sums; the test joins them (sum over k of
+ * (k + 1) B_k per window, windows by c doublings) and compares the point with msm_g1 /
+ * msm_g2 on the same inputs. Cases: sizes 0 .. 3001, window widths 4 to 9 bits, scalars
+ * dense random, 90% one repeated value (long runs: many rounds), r - 1 and small values;
+ * bases random, with infinities, with P, -P pairs and three points repeated (equal x:
+ * doublings and P + (-P) inside the rounds). Each case runs with the device's defaults and
+ * with knobs that reach the paths small inputs otherwise miss: rounds down to runs of 1,
+ * one or three windows a group, up to 16 pairs a thread, the inversion's levels (4 and
+ * 16 values a thread) down to 4 values for the CPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifdef G16_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#include "curve/g1.h"
+#include "curve/g2.h"
+#include "msm/msm.h"
+
+#define MSM_TEST_POOL 512
+#include "msm_test_points.h"
+
+enum { MIX_RANDOM, MIX_SAME, MIX_EDGES, MIX_COUNT };
+static const char *mix_names[] = {"random", "90% one value", "edges"};
+
+static void make_scalars(uint8_t *out, size_t n, int mix)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = test_rand64() % 100;
+        fr_t k;
+        if (mix == MIX_SAME && u < 90)
+            fr_from_u64(&k, 0x1234567);
+        else if (mix == MIX_EDGES && u < 30) {
+            fr_one(&k);
+            fr_neg(&k, &k); /* r - 1 */
+        } else if (mix == MIX_EDGES && u < 60)
+            fr_from_u64(&k, u * 977 + 2);
+        else
+            test_random_fr(&k);
+        fr_to_bytes_le(out + 32 * i, &k);
+    }
+}
+
+/* r = sum over windows w of 2^(c w) sum over k of (k + 1) buckets[w nb + k]. */
+#define JOIN_WINDOWS(G, r, buckets, c)                                                   \
+    do {                                                                                 \
+        unsigned W_ = 255 / (c) + 1;                                                     \
+        size_t nb_ = (size_t)1 << ((c) - 1);                                             \
+        G##_set_infinity(r);                                                             \
+        for (unsigned w_ = W_; w_-- > 0;) {                                              \
+            for (unsigned i_ = 0; i_ < (c); i_++)                                        \
+                G##_dbl(r, r);                                                           \
+            G##_jac_t run_, sum_, t_;                                                    \
+            G##_set_infinity(&run_);                                                     \
+            G##_set_infinity(&sum_);                                                     \
+            for (size_t kk_ = nb_; kk_-- > 0;) {                                         \
+                G##_xyzz_to_jac(&t_, &(buckets)[w_ * nb_ + kk_]);                      \
+                G##_add(&run_, &run_, &t_);                                              \
+                G##_add(&sum_, &sum_, &run_);                                            \
+            }                                                                            \
+            G##_add(r, r, &sum_);                                                        \
+        }                                                                                \
+    } while (0)
+
+/* The device's defaults, and knobs for small inputs (group_points: windows a group). */
+static const char *tuning_names[] = {"defaults", "tail 1, one window a group, K <= 16, levels",
+                                     "tail 3, three windows a group, wide levels"};
+
+static cuda_msm_affine_tuning tuning_for(int t, size_t n)
+{
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0};
+    if (t == 1)
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30};
+    else if (t == 2)
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64};
+    return tn;
+}
+
+#define CHECK_CASE(G, group, pool, n, c, mix, kind, t)                                   \
+    do {                                                                                 \
+        G##_affine_t *b_ = malloc(((n) ? (n) : 1) * sizeof *b_);                         \
+        uint8_t *k_ = malloc(((n) ? (n) : 1) * 32);                                      \
+        size_t nbk_ = (size_t)(255 / (c) + 1) << ((c) - 1);                              \
+        G##_xyzz_t *bk_ = malloc(nbk_ * sizeof *bk_);                                    \
+        make_scalars(k_, (n), (mix));                                                    \
+        MAKE_BASES(G, pool, b_, (n), (kind));                                            \
+        cuda_msm_affine_tuning tn_ = tuning_for((t), (n));                               \
+        size_t rounds_ = 0;                                                              \
+        G##_jac_t want_, got_;                                                           \
+        g16_status st_ = cuda_msm_affine_emulate((group), bk_, b_, k_, (n), (c),         \
+                                                 (t) ? &tn_ : NULL, &rounds_);           \
+        if (!CHECK(st_ == G16_OK))                                                       \
+            printf("  %s n=%zu c=%u: %s\n", #G, (size_t)(n), (unsigned)(c),              \
+                   g16_last_error());                                                    \
+        else if (CHECK(msm_##G(&want_, (const uint8_t *)b_, k_, (n)) == G16_OK)) {        \
+            JOIN_WINDOWS(G, &got_, bk_, (c));                                            \
+            if (!CHECK(G##_equal(&got_, &want_)))                                        \
+                printf("  %s n=%zu c=%u %s, bases %d, %s: differs (%zu rounds)\n", #G,    \
+                       (size_t)(n), (unsigned)(c), mix_names[mix], (kind),               \
+                       tuning_names[t], rounds_);                                        \
+            /* Runs longer than the tail go through rounds. */                           \
+            if ((mix) == MIX_SAME && (n) >= 64)                                          \
+                CHECK(rounds_ > 0);                                                      \
+        }                                                                                \
+        free(b_);                                                                        \
+        free(k_);                                                                        \
+        free(bk_);                                                                       \
+    } while (0)
+
+static void check_refusals(void)
+{
+    uint8_t k[2 * 32];
+    memset(k, 0, sizeof k);
+    memset(k + 32, 0xff, 32); /* >= r */
+    g1_xyzz_t buckets[64 << 3];
+    CHECK(cuda_msm_affine_emulate(1, buckets, pool1, k, 2, 4, NULL, NULL) == G16_ERR_BAD_ENCODING);
+    CHECK(cuda_msm_affine_emulate(1, buckets, pool1, k, 1, 1, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(cuda_msm_affine_emulate(3, buckets, pool1, k, 1, 4, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    test_init("test_cuda_msm_emu");
+    make_pools();
+    check_refusals();
+    const size_t sizes[] = {0, 1, 2, 3, 31, 257, 1000, 3001};
+    const unsigned widths[] = {4, 6, 9};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int t = 0; t < 3; t++)
+            for (int mix = 0; mix < MIX_COUNT; mix++) {
+                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
+                unsigned c = widths[(s + (size_t)mix) % 3];
+                CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
+            }
+    /* G2: the same rounds over Fp2 (no prefetch there). */
+    for (int t = 0; t < 3; t++)
+        for (int mix = 0; mix < MIX_COUNT; mix++)
+            CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, (t + mix) % 4, t);
+    return test_finish();
+}
+
+#else
+
+int main(void)
+{
+    test_init("test_cuda_msm_emu");
+    test_skip("this build has no CUDA backend");
+}
+
+#endif
