@@ -437,10 +437,11 @@ G16_HD mont<P> from_montgomery(const mont<P> &a)
 }
 
 /* a^-1 = a^(m - 2) (Fermat), 0 for a = 0: square and multiply over the bits of m - 2
- * (~32N squarings and ~16N products: ~570 products for Fp), so only where it is rare:
- * the MSM's batch-affine rounds invert one product for thousands of additions
- * (msm_batch_affine.cuh), and the occasional doubling there. m's low 64-bit limb is odd and
- * > 2, so m - 2 only changes that limb. */
+ * (~32N squarings and ~16N products: ~570 dependent products for Fp, ~0.5 ms in one
+ * thread), so only where it is rare: the doublings of equal points inside the MSM's
+ * batch-affine rounds (msm_batch_affine.cuh, whose batch inversions end on the CPU
+ * instead), and the tests. m's low 64-bit limb is odd and > 2, so m - 2 only changes
+ * that limb. */
 template <class P>
 G16_HD mont<P> inv(const mont<P> &a)
 {

@@ -1,6 +1,6 @@
 /* Batch-affine bucket accumulation for the GPU MSM (included by cuda_msm.cu inside its
- * anonymous namespace: it uses that file's scalar_d, k_digits, k_bounds, load_affine and
- * blocks_for).
+ * anonymous namespace: it uses that file's scalar_d, digit_entry, bounds_entry,
+ * load_affine and blocks_for).
  *
  * Why: the XYZZ accumulation (k_accumulate) pays a mixed addition per point, 8 products
  * and 2 squarings plus ~7 additions; an affine addition P + Q = (l^2 - x1 - x2,
