@@ -1,5 +1,6 @@
-/* util/big_alloc: both paths (malloc below a megabyte, a mapping of its own above) give
- * 64-byte aligned buffers of at least the size asked, writable to the last byte;
+/* util/big_alloc: both paths (malloc below a megabyte, a mapping of its own above, fresh
+ * or a freed one reused or grown) give 64-byte aligned buffers of at least the size asked,
+ * writable to the last byte;
  * big_calloc's are zero on both paths; sizes that overflow are refused. Under ASan the
  * malloc path's overruns would show; the mapping path is checked by writing every byte. */
 #include <stdint.h>
@@ -49,6 +50,35 @@ int main(void)
         }
         big_free(z);
     }
+    /* A larger request after a smaller buffer was freed grows that mapping (its pages move
+     * along, only the growth is fresh): writable to the last byte, its old contents kept
+     * (how the test sees that the growth path ran), and big_calloc's zero. */
+    for (int round = 0; round < 2; round++) {
+        /* Larger than anything freed before, so that no cached mapping fits either. */
+        size_t small = (size_t)(9 + 8 * round) << 20, large = small + ((size_t)4 << 20) + 100;
+        uint8_t *s = big_alloc(small);
+        CHECK(s != NULL);
+        if (!s)
+            continue;
+        memset(s, 0x5a, small);
+        big_free(s);
+        uint8_t *g = round ? big_calloc(large, 1) : big_alloc(large);
+        CHECK(g != NULL);
+        if (!g)
+            continue;
+        CHECK((uintptr_t)g % 64 == 0);
+        if (round) {
+            if (!CHECK(all_zero(g, large)))
+                fprintf(stderr, "  grown big_calloc(%zu) not zero\n", large);
+        } else {
+            if (!CHECK(g[0] == 0x5a && g[small - 1] == 0x5a))
+                fprintf(stderr, "  a grown buffer lost its pages (not grown in place?)\n");
+        }
+        memset(g, 0xc3, large);
+        CHECK(g[large - 1] == 0xc3);
+        big_free(g);
+    }
+
     uint64_t *w = big_calloc(3, sizeof *w);
     CHECK(w && w[0] == 0 && w[2] == 0);
     big_free(w);

@@ -237,14 +237,26 @@ static g16_status g2_task_join(g2_task *t, g2_jac_t *b2, groth16_prove_stats *st
     return G16_OK;
 }
 
+/* Gives a big_alloc'd buffer back and forgets it (a no-op for NULL). */
+static void release(fr_t **p)
+{
+    big_free(*p);
+    *p = NULL;
+}
+
 /* Steps 2-3 into *res: on the partition hook when there is one, else here on the CPU;
  * B2 only unless skip_b2 (the caller computes it: res->b2 is then left alone). a, b, c are
- * overwritten, the witness is only read. */
+ * overwritten, the witness is only read. With evals_owned, *a, *b, *c are big_alloc'd
+ * buffers handed over: they are freed (and set to NULL) as soon as they are dead, so that
+ * the MSMs' scratch reuses their pages. Why: on the 2-core VMs g16 is measured on, the
+ * kernel's zeroing of fresh pages ran at ~3 ms per MiB (the hypervisor backs each page on
+ * first touch) and was a quarter of a 2^17 proof's CPU time (bench/NOTES.md). */
 static g16_status steps_2_3(groth16_msm_results *res, groth16_prove_stats *stats,
                             const groth16_prover_key *pk, const fr_t *z, const uint8_t *z_bytes,
-                            fr_t *a, fr_t *b, fr_t *c, const groth16_prove_options *opts,
-                            bool skip_b2)
+                            fr_t **a_p, fr_t **b_p, fr_t **c_p, bool evals_owned,
+                            const groth16_prove_options *opts, bool skip_b2)
 {
+    fr_t *a = *a_p, *b = *b_p, *c = *c_p;
     res->b2_elsewhere = skip_b2;
     if (opts && opts->partition) /* it records its own stages (H, uploads, each MSM) */
         return opts->partition(opts->partition_ctx, res, stats, pk, z, z_bytes, a, b, c);
@@ -261,6 +273,10 @@ static g16_status steps_2_3(groth16_msm_results *res, groth16_prove_stats *stats
         goto out;
     stats->ms_h += clock_ms() - t;
     trace_end(trace_stage, TRACE_KERNEL, "NTT/H");
+    if (evals_owned) {
+        release(b_p);
+        release(c_p);
+    }
 
     /* 3. MSMs. The witness is classified once for A and once for B1 and B2, or once for
      * all three when both queries cover every wire (a dense key). */
@@ -281,6 +297,8 @@ static g16_status steps_2_3(groth16_msm_results *res, groth16_prove_stats *stats
         st = msm_scalars_prepare_fr(&z_aux, z + np + 1, nv - np - 1);
     if (st || (st = msm_scalars_prepare_fr(&hs, a, n)))
         goto out;
+    if (evals_owned) /* hs holds h's digits now */
+        release(a_p);
     msm_scalars_counts(zs, &stats->scalars_zero, &stats->scalars_one, &stats->scalars_other);
     trace_end(trace_stage, TRACE_KERNEL, "scalars");
     if ((st = msm_g1_stage(&res->a, pk->a, zs, "MSM_A")) ||
@@ -319,10 +337,11 @@ static g16_status assemble_stage(groth16_proof *proof, const groth16_prover_key 
     return st;
 }
 
-g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
-                               const groth16_prover_key *pk, const fr_t *z,
-                               const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
-                               const groth16_prove_options *opts)
+/* groth16_prove_evals; with evals_owned as in steps_2_3. */
+static g16_status prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
+                              const groth16_prover_key *pk, const fr_t *z, const uint8_t *z_bytes,
+                              fr_t **a, fr_t **b, fr_t **c, bool evals_owned,
+                              const groth16_prove_options *opts)
 {
     uint64_t span = trace_begin();
     groth16_msm_results res;
@@ -330,7 +349,7 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     g2_task g2 = {0};
     g16_status st = g2_apart ? g2_task_start(&g2, pk, z, z_bytes) : G16_OK;
     if (!st) {
-        st = steps_2_3(&res, stats, pk, z, z_bytes, a, b, c, opts, g2_apart);
+        st = steps_2_3(&res, stats, pk, z, z_bytes, a, b, c, evals_owned, opts, g2_apart);
         g16_status st_g2 = g2_task_join(&g2, &res.b2, stats); /* on every path: it reads z */
         if (!st)
             st = st_g2;
@@ -341,13 +360,21 @@ g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
     return st;
 }
 
+g16_status groth16_prove_evals(groth16_proof *proof, groth16_prove_stats *stats,
+                               const groth16_prover_key *pk, const fr_t *z,
+                               const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
+                               const groth16_prove_options *opts)
+{
+    return prove_evals(proof, stats, pk, z, z_bytes, &a, &b, &c, false, opts);
+}
+
 g16_status groth16_prove_evals_deferred(groth16_msm_results *res, groth16_prove_stats *stats,
                                         const groth16_prover_key *pk, const fr_t *z,
                                         const uint8_t *z_bytes, fr_t *a, fr_t *b, fr_t *c,
                                         const groth16_prove_options *opts)
 {
     uint64_t span = trace_begin();
-    g16_status st = steps_2_3(res, stats, pk, z, z_bytes, a, b, c, opts, true);
+    g16_status st = steps_2_3(res, stats, pk, z, z_bytes, &a, &b, &c, false, opts, true);
     trace_end(span, TRACE_PROVE, "without B2");
     return st;
 }
@@ -397,7 +424,8 @@ g16_status groth16_prove_zkey(groth16_proof *proof, fr_t **public_inputs,
 
     groth16_prover_key pk;
     groth16_prover_key_from_zkey(&pk, key);
-    if ((st = groth16_prove_evals(proof, stats, &pk, NULL, witness->values, a, b, c, opts)))
+    /* a, b, c go to the prover, which frees each once it is dead. */
+    if ((st = prove_evals(proof, stats, &pk, NULL, witness->values, &a, &b, &c, true, opts)))
         goto out;
     *public_inputs = inputs;
     inputs = NULL;

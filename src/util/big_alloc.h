@@ -10,7 +10,9 @@
  * (2 MiB aligned, so every huge page of them can be used). Both are 64-byte aligned and
  * both go back through big_free, which keeps a few freed mappings of up to 64 MiB (128 MiB
  * in all) for the next big_alloc: a proof allocates the same buffers once per MSM, and a
- * fresh huge page costs the kernel 2 MiB of zeroing. Thread-safe. */
+ * fresh huge page costs the kernel 2 MiB of zeroing. A request that no kept mapping fits
+ * grows the largest smaller one (mremap moves its pages; only the growth is fresh).
+ * Thread-safe. */
 #ifndef G16_UTIL_BIG_ALLOC_H
 #define G16_UTIL_BIG_ALLOC_H
 
