@@ -30,6 +30,9 @@
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
+#   profile    Nsight Compute: the GPU time of every kernel of a G1 dense 2^26 MSM, summed
+#              by kernel, and the pair kernels' occupancy and throughputs
+#   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
 #   cpu        the CPU benchmarks on the host's cores
@@ -164,6 +167,38 @@ for step in "${steps[@]}"; do
         --case "G1 dense" --min-log2 26 --max-log2 26 --reps 2
     done
     grep -h '^| G' "$logs"/msm_tail*.txt "$logs"/msm_affine_w*.txt | sed 's/^/    /'
+    ;;
+  profile)
+    # Nsight Compute: every kernel's GPU time in one G1 dense 2^26 MSM (run twice by
+    # bench_gpu_msm --reps 1: warm-up and run), summed by kernel (bench/ncu_summary.py, per
+    # MSM); then the occupancy, DRAM and SM throughput of two launches each of the pair
+    # kernels. Clocks are left alone (--clock-control none), as in the benchmarks.
+    ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    if [ -z "$ncu_bin" ]; then
+      row profile "skipped: no ncu"
+    else
+      run ncu_g1_26 ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --csv --page raw \
+        --print-units base --log-file "$logs/ncu_g1_26.csv" \
+        --metrics gpu__time_duration.sum,launch__registers_per_thread \
+        build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1
+      python3 bench/ncu_summary.py "$logs/ncu_g1_26.csv" 2 >"$logs/ncu_g1_26.summary.txt" 2>&1
+      head -24 "$logs/ncu_g1_26.summary.txt" | sed 's/^/    /'
+      run ncu_pairs ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --csv --page raw \
+        --print-units base --log-file "$logs/ncu_pairs.csv" --kernel-name-base demangled \
+        -k regex:'ba_add|ba_denominators' --launch-skip 40 --launch-count 4 \
+        --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed \
+        build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1
+      python3 bench/ncu_summary.py "$logs/ncu_pairs.csv" >"$logs/ncu_pairs.summary.txt" 2>&1
+      sed 's/^/    /' "$logs/ncu_pairs.summary.txt"
+    fi
+    ;;
+  blocks)
+    # The pair kernels' block size (G16_GPU_MSM_BLOCK), G1 dense 2^26 and G2 dense 2^24.
+    for b in 64 256; do
+      G16_GPU_MSM_BLOCK=$b run msm_block$b 90 build-gpu/bench_gpu_msm --case dense \
+        --min-log2 24 --max-log2 26 --reps 2
+      grep -h '^| G' "$logs/msm_block$b.txt" | sed "s/^/    block $b: /"
+    done
     ;;
   tests-quick)
     run test_fixed_base_device 300 build-gpu/test_fixed_base --device

@@ -129,6 +129,19 @@ G16_HD affine_d<F> affine_neg(const affine_d<F> &a)
     return affine_d<F>{a.x, neg(a.y)};
 }
 
+/* a + b along the chord, given inv_dx = (b.x - a.x)^-1: neither point at infinity and
+ * a.x != b.x (affine_add_with_inverse checks; the batch-affine rounds inline this common
+ * case into their loop, where a call passes its points through a stack frame). */
+template <class F>
+G16_HD affine_d<F> affine_add_chord(const affine_d<F> &a, const affine_d<F> &b, const F &inv_dx)
+{
+    F lambda = (b.y - a.y) * inv_dx;
+    affine_d<F> r;
+    r.x = sqr(lambda) - a.x - b.x;
+    r.y = lambda * (a.x - r.x) - a.y;
+    return r;
+}
+
 /* a + b in affine coordinates given inv_dx = (b.x - a.x)^-1, the chord's slope from one
  * product (the batch-affine MSM, msm_batch_affine.cuh, computes the inverses of many
  * denominators with one field inversion). The cases with no chord (either point at
@@ -142,29 +155,38 @@ G16_POINT_FN affine_d<F> affine_add_with_inverse(const affine_d<F> &a, const aff
         return b;
     if (b.is_infinity())
         return a;
-    F lambda;
-    if (a.x == b.x) {
-        if (a.y != b.y || a.y.is_zero())
-            return affine_d<F>{F::zero(), F::zero()};
-        F xx = sqr(a.x);
-        lambda = (dbl(xx) + xx) * inv(dbl(a.y));
-    } else {
-        lambda = (b.y - a.y) * inv_dx;
-    }
+    if (a.x != b.x)
+        return affine_add_chord(a, b, inv_dx);
+    if (a.y != b.y || a.y.is_zero())
+        return affine_d<F>{F::zero(), F::zero()};
+    F xx = sqr(a.x);
+    F lambda = (dbl(xx) + xx) * inv(dbl(a.y));
     affine_d<F> r;
     r.x = sqr(lambda) - a.x - b.x;
     r.y = lambda * (a.x - r.x) - a.y;
     return r;
 }
 
+/* Whether a + b is a chord (affine_add_chord applies), and its denominator b.x - a.x in
+ * *d, else 1 (so that a product of denominators is never zero). */
+template <class F>
+G16_HD bool affine_add_is_chord(const affine_d<F> &a, const affine_d<F> &b, F *d)
+{
+    *d = b.x - a.x;
+    if (a.is_infinity() || b.is_infinity() || d->is_zero()) {
+        *d = F::one();
+        return false;
+    }
+    return true;
+}
+
 /* The denominator affine_add_with_inverse needs the inverse of: b.x - a.x, or 1 where it
- * uses no chord (so that a product of denominators is never zero). */
+ * uses no chord. */
 template <class F>
 G16_HD F affine_add_denominator(const affine_d<F> &a, const affine_d<F> &b)
 {
-    F d = b.x - a.x;
-    if (a.is_infinity() || b.is_infinity() || d.is_zero())
-        return F::one();
+    F d;
+    affine_add_is_chord(a, b, &d);
     return d;
 }
 

@@ -61,18 +61,25 @@
  *                     thread, smaller (latency-bound) levels 4. */
 struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
+    unsigned block; /* threads per block of the pair kernels (ba_denominators, ba_add) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 16 };
 
-/* G16_GPU_MSM_TAIL overrides the tail (benchmarks sweep it). Tail 8: G1 dense 2^26, run
- * 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. */
+/* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size
+ * (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
+ * 481 / 477 / 472 ms. The block size matters through occupancy: blocks are resident whole,
+ * so G1's ba_add (190 registers) fits 2 blocks of 128 threads an SM (8 warps) but 5 of 64
+ * (10 warps). */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 128};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
+    env = getenv("G16_GPU_MSM_BLOCK");
+    if (env && (atoi(env) == 32 || atoi(env) == 64 || atoi(env) == 128 || atoi(env) == 256))
+        t.block = (unsigned)atoi(env);
     return t;
 }
 
@@ -303,10 +310,13 @@ struct ba_add {
                     cn = src.load(pn.x + 1);
                 }
             }
-            out[p.y] = affine_add_with_inverse(a, c, inv_j);
+            /* The chord inline; the rare cases (a point at infinity, equal x) by the call. */
+            F d;
+            out[p.y] = affine_add_is_chord(a, c, &d) ? affine_add_chord(a, c, inv_j)
+                                                     : affine_add_with_inverse(a, c, inv_j);
             if (!more)
                 break;
-            inv = inv * affine_add_denominator(a, c);
+            inv = inv * d;
             j -= 32;
             if (PF) {
                 p = pn;
@@ -701,10 +711,10 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
             for (uint32_t q0 = 0; q0 < pairs; q0 += chunk_pairs) {
                 uint32_t qn = pairs - q0 < chunk_pairs ? pairs - q0 : chunk_pairs;
                 uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
-                if ((s = ex.run(T, 128,
+                if ((s = ex.run(T, tn.block,
                                 ba_denominators<F>{pre.p, prod.p, io.p, src, first.p, s_cur, NB, q0, qn, K})) ||
                     (s = batch_inverse<F>(ex, prod.p, T, scratch.p, host.p, tn)) ||
-                    (s = ex.run(T, 128, ba_add<F>{out, pre.p, prod.p, io.p, src, qn, K})))
+                    (s = ex.run(T, tn.block, ba_add<F>{out, pre.p, prod.p, io.p, src, qn, K})))
                     return s;
             }
             src = ba_source<F>{nullptr, nullptr, out};
