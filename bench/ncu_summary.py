@@ -14,7 +14,7 @@ import sys
 
 
 def kernel_key(name):
-    name = name.replace("(anonymous namespace)::", "")
+    name = name.replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
     depth = 0
     for i, ch in enumerate(name):
         if ch == "<":

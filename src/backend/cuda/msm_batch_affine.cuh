@@ -61,19 +61,17 @@
  *                     thread, smaller (latency-bound) levels 4. */
 struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
-    unsigned block; /* threads per block of the pair kernels (ba_denominators, ba_add) */
+    unsigned block; /* threads per block of the pair kernels; 0: by field (ba_pair_block) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 16 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size
  * (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
- * 481 / 477 / 472 ms. The block size matters through occupancy: blocks are resident whole,
- * so G1's ba_add (190 registers) fits 2 blocks of 128 threads an SM (8 warps) but 5 of 64
- * (10 warps). */
+ * 481 / 477 / 472 ms. */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 128};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -593,6 +591,16 @@ unsigned ba_group(uint32_t m, unsigned W, const ba_tuning &tn)
     return g < 1 ? 1 : g > W ? W : (unsigned)g;
 }
 
+/* Threads per block of the pair kernels (ba_denominators, ba_add): tn.block, else 128 for
+ * G1 and 256 for G2. Run 25 (H200, dense MSMs, batch-affine): G1 2^26 with blocks of 64 /
+ * 128 / 256 took 440.5 / 441.2 / 465.3 ms, G2 2^26 1441.8 / 1440.4 / 1399.4 ms (2^24: 446 /
+ * 449 / 436). */
+template <class F>
+unsigned ba_pair_block(const ba_tuning &tn)
+{
+    return tn.block ? tn.block : sizeof(F) > 48 ? 256u : 128u;
+}
+
 /* Pairs per thread for a chunk of qn pairs. */
 uint32_t ba_pairs_per_thread(uint32_t qn, const ba_tuning &tn)
 {
@@ -711,10 +719,11 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
             for (uint32_t q0 = 0; q0 < pairs; q0 += chunk_pairs) {
                 uint32_t qn = pairs - q0 < chunk_pairs ? pairs - q0 : chunk_pairs;
                 uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
-                if ((s = ex.run(T, tn.block,
+                unsigned block = ba_pair_block<F>(tn);
+                if ((s = ex.run(T, block,
                                 ba_denominators<F>{pre.p, prod.p, io.p, src, first.p, s_cur, NB, q0, qn, K})) ||
                     (s = batch_inverse<F>(ex, prod.p, T, scratch.p, host.p, tn)) ||
-                    (s = ex.run(T, tn.block, ba_add<F>{out, pre.p, prod.p, io.p, src, qn, K})))
+                    (s = ex.run(T, block, ba_add<F>{out, pre.p, prod.p, io.p, src, qn, K})))
                     return s;
             }
             src = ba_source<F>{nullptr, nullptr, out};
