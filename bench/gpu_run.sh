@@ -33,6 +33,7 @@
 #   profile    Nsight Compute: the GPU time of every kernel of a G1 dense 2^26 MSM, summed
 #              by kernel, and the pair kernels' occupancy and throughputs
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
+#   prefetch   G1's MSMs 2^24-2^27 with and without the pair kernels' prefetch
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
 #   cpu        the CPU benchmarks on the host's cores
@@ -192,8 +193,17 @@ for step in "${steps[@]}"; do
       sed 's/^/    /' "$logs/ncu_pairs.summary.txt"
     fi
     ;;
+  prefetch)
+    # G1's pair kernels without their prefetch (G16_GPU_MSM_PREFETCH=0: 126 registers and 16
+    # warps an SM for ba_add instead of 168 and 12), against the default in the same call.
+    for p in 1 0; do
+      G16_GPU_MSM_PREFETCH=$p run msm_prefetch$p 150 build-gpu/bench_gpu_msm --case G1 \
+        --min-log2 24 --max-log2 27 --reps 2
+      grep -h '^| G' "$logs/msm_prefetch$p.txt" | sed "s/^/    prefetch $p: /"
+    done
+    ;;
   blocks)
-    # The pair kernels' block size (G16_GPU_MSM_BLOCK), G1 dense 2^26 and G2 dense 2^24.
+    # The pair kernels' block size (G16_GPU_MSM_BLOCK), dense MSMs 2^24 and 2^26.
     for b in 64 256; do
       G16_GPU_MSM_BLOCK=$b run msm_block$b 90 build-gpu/bench_gpu_msm --case dense \
         --min-log2 24 --max-log2 26 --reps 2

@@ -646,6 +646,8 @@ g16_status affine_emulate(void *buckets, const void *bases, const void *scalars,
         tn.target_threads = tuning->target_threads ? tuning->target_threads : tn.target_threads;
         tn.host_inverses = tuning->host_inverses ? tuning->host_inverses : tn.host_inverses;
         tn.wide_levels_from = tuning->wide_levels_from ? tuning->wide_levels_from : tn.wide_levels_from;
+        if (tuning->no_prefetch)
+            tn.prefetch = 0;
     }
     const scalar_d *canon = (const scalar_d *)scalars;
     for (size_t i = 0; i < m; i++)

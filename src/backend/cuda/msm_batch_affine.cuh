@@ -62,22 +62,29 @@
 struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
     unsigned block; /* threads per block of the pair kernels; 0: by field (ba_pair_block) */
+    int prefetch;   /* G1's pair kernels load the next pair ahead: -1 by field, 0 or 1 */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 16 };
 
-/* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size
- * (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
- * 481 / 477 / 472 ms. */
+/* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
+ * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch (benchmarks sweep them). Tail 8: G1 dense 2^26,
+ * run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. The prefetch is open: G1's
+ * ba_add runs at 60% of the multiply-add peak with 12 warps an SM (168 registers, of
+ * which the next pair's points take ~40); without the prefetch it needs 126 (16 warps),
+ * ba_denominators 72 instead of 124 (ptxas, sm_90; bench/NOTES.md). */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
     env = getenv("G16_GPU_MSM_BLOCK");
     if (env && (atoi(env) == 32 || atoi(env) == 64 || atoi(env) == 128 || atoi(env) == 256))
         t.block = (unsigned)atoi(env);
+    env = getenv("G16_GPU_MSM_PREFETCH");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        t.prefetch = env[0] - '0';
     return t;
 }
 
@@ -92,7 +99,8 @@ bool ba_use(uint32_t m)
     return m >= BA_MIN_OTHERS;
 }
 
-/* Whether a field's round kernels load the next pair ahead (G1: registers to spare). */
+/* Whether a field's round kernels may load the next pair ahead (G1: registers to spare),
+ * the default (ba_tuning.prefetch chooses for G1). */
 template <class F>
 struct ba_prefetch {
     static constexpr bool value = sizeof(F) <= 48;
@@ -224,8 +232,9 @@ G16_HD uint2 ba_locate(uint32_t q, const unsigned long long *first, const uint32
 }
 
 /* Thread t's pairs: pre[j] = the product of its denominators up to pair j (chunk-local),
- * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). */
-template <class F>
+ * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). PF: the
+ * next pair's points are loaded while the current one is multiplied in. */
+template <class F, bool PF>
 struct ba_denominators {
     F *pre, *prod;
     uint2 *io;
@@ -235,7 +244,6 @@ struct ba_denominators {
     uint32_t nb, q0, qn, K;
     G16_HD void operator()(uint32_t t) const
     {
-        constexpr bool PF = ba_prefetch<F>::value;
         F acc = F::one();
         uint32_t j = ba_first_pair(t, K), b = 0;
         if (j < qn) {
@@ -274,8 +282,8 @@ struct ba_denominators {
 
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
- * which the sum loads anyway); the pair's sum goes out. */
-template <class F>
+ * which the sum loads anyway); the pair's sum goes out. PF as in ba_denominators. */
+template <class F, bool PF>
 struct ba_add {
     affine_d<F> *out;
     const F *pre, *prod_inv;
@@ -284,7 +292,6 @@ struct ba_add {
     uint32_t qn, K;
     G16_HD void operator()(uint32_t t) const
     {
-        constexpr bool PF = ba_prefetch<F>::value;
         uint32_t j0 = ba_first_pair(t, K);
         if (j0 >= qn)
             return;
@@ -615,6 +622,39 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
+/* One chunk of a round's pairs: the denominators, their batch inversion, the sums, with
+ * the pair kernels' variant PF (load the next pair ahead or not). */
+template <class F, bool PF, class Exec>
+g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
+                         const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
+                         uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, F *scratch, F *host,
+                         affine_d<F> *out, const ba_tuning &tn)
+{
+    unsigned block = ba_pair_block<F>(tn);
+    g16_status s;
+    if ((s = ex.run(T, block, ba_denominators<F, PF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+        (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
+        return s;
+    return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
+}
+
+/* ba_pair_chunk with the prefetch ba_tuning asks for: G1 either variant (on by default),
+ * G2 without (its kernels have no registers to spare), so G2 instantiates one. */
+template <class F, class Exec>
+g16_status ba_pair_chunk_for(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
+                             const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
+                             uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, F *scratch, F *host,
+                             affine_d<F> *out, const ba_tuning &tn)
+{
+    if constexpr (ba_prefetch<F>::value) {
+        if (tn.prefetch != 0)
+            return ba_pair_chunk<F, true>(ex, src, pre, prod, io, first, s_cur, NB, q0, qn, K, T,
+                                          scratch, host, out, tn);
+    }
+    return ba_pair_chunk<F, false>(ex, src, pre, prod, io, first, s_cur, NB, q0, qn, K, T, scratch,
+                                   host, out, tn);
+}
+
 /* Steps 3 and 4 of msm_windows (cuda_msm.cu) by batch-affine rounds: W windows of nb
  * buckets each into buckets[] (W nb XYZZ points), from the m others' canonical scalars
  * (canon[idx_other[j]]) and the bases. *ms_sort gets the digits and sorts' time (device),
@@ -719,11 +759,8 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
             for (uint32_t q0 = 0; q0 < pairs; q0 += chunk_pairs) {
                 uint32_t qn = pairs - q0 < chunk_pairs ? pairs - q0 : chunk_pairs;
                 uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
-                unsigned block = ba_pair_block<F>(tn);
-                if ((s = ex.run(T, block,
-                                ba_denominators<F>{pre.p, prod.p, io.p, src, first.p, s_cur, NB, q0, qn, K})) ||
-                    (s = batch_inverse<F>(ex, prod.p, T, scratch.p, host.p, tn)) ||
-                    (s = ex.run(T, block, ba_add<F>{out, pre.p, prod.p, io.p, src, qn, K})))
+                if ((s = ba_pair_chunk_for<F>(ex, src, pre.p, prod.p, io.p, first.p, s_cur, NB, q0,
+                                              qn, K, T, scratch.p, host.p, out, tn)))
                     return s;
             }
             src = ba_source<F>{nullptr, nullptr, out};
