@@ -113,6 +113,19 @@ bench_job() {
   grep -iE 'utili|steady|gap|wait|upload' "$logs/$name.report.txt" | head -14 | sed 's/^/    /'
 }
 
+# msm_sweep VAR "VALUES" NAME LIMIT ARGS...: bench_gpu_msm ARGS --reps 2 once per value of
+# the environment variable VAR, each run's MSM rows in the output.
+msm_sweep() {
+  local var=$1 values=$2 name=$3 limit=$4 v
+  shift 4
+  for v in $values; do
+    export "$var=$v"
+    run "msm_$name$v" "$limit" build-gpu/bench_gpu_msm "$@" --reps 2
+    unset "$var"
+    grep -h '^| G' "$logs/msm_$name$v.txt" | sed "s/^/    $name $v: /"
+  done
+}
+
 bundle() {
   [ -n "${OUT:-}" ] || return 0
   printf '%s\n' "${summary[@]}" >"$OUT/summary.txt"
@@ -196,20 +209,10 @@ for step in "${steps[@]}"; do
   prefetch)
     # G1's pair kernels without their prefetch (G16_GPU_MSM_PREFETCH=0: 126 registers and 16
     # warps an SM for ba_add instead of 168 and 12), against the default in the same call.
-    for p in 1 0; do
-      G16_GPU_MSM_PREFETCH=$p run msm_prefetch$p 150 build-gpu/bench_gpu_msm --case G1 \
-        --min-log2 24 --max-log2 27 --reps 2
-      grep -h '^| G' "$logs/msm_prefetch$p.txt" | sed "s/^/    prefetch $p: /"
-    done
-    ;;
+    msm_sweep G16_GPU_MSM_PREFETCH "1 0" prefetch 150 --case G1 --min-log2 24 --max-log2 27 ;;
   blocks)
     # The pair kernels' block size (G16_GPU_MSM_BLOCK), dense MSMs 2^24 and 2^26.
-    for b in 64 256; do
-      G16_GPU_MSM_BLOCK=$b run msm_block$b 90 build-gpu/bench_gpu_msm --case dense \
-        --min-log2 24 --max-log2 26 --reps 2
-      grep -h '^| G' "$logs/msm_block$b.txt" | sed "s/^/    block $b: /"
-    done
-    ;;
+    msm_sweep G16_GPU_MSM_BLOCK "64 256" block 90 --case dense --min-log2 24 --max-log2 26 ;;
   tests-quick)
     run test_fixed_base_device 300 build-gpu/test_fixed_base --device
     run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
