@@ -79,7 +79,7 @@ def main():
                                                   100.0 * g["ns"] / total if total else 0.0,
                                                   " | ".join(cells)))
     print("| all | %g | %.2f | 100%% |%s" % (sum(g["n"] for g in groups.values()) / divisor,
-                                             total / 1e6 / divisor, " |" * (len(extra) + 0)))
+                                             total / 1e6 / divisor, " |" * len(extra)))
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@
 #ifndef G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
 #define G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
 
+#include <type_traits>
+
 /* The knobs of the rounds, defaults from ba_tuning_default (the host emulation's tests
  * set small values to reach every path with small inputs):
  *   tail              runs left at most this long are summed in XYZZ by the finish;
@@ -622,37 +624,29 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
-/* One chunk of a round's pairs: the denominators, their batch inversion, the sums, with
- * the pair kernels' variant PF (load the next pair ahead or not). */
-template <class F, bool PF, class Exec>
+/* One chunk of a round's pairs: the denominators, their batch inversion, the sums. G1's
+ * pair kernels load the next pair ahead unless tn.prefetch is 0; G2's never (no registers
+ * to spare), so G2 instantiates one variant of each kernel. */
+template <class F, class Exec>
 g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
                          uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, F *scratch, F *host,
                          affine_d<F> *out, const ba_tuning &tn)
 {
     unsigned block = ba_pair_block<F>(tn);
-    g16_status s;
-    if ((s = ex.run(T, block, ba_denominators<F, PF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
-        (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
-        return s;
-    return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
-}
-
-/* ba_pair_chunk with the prefetch ba_tuning asks for: G1 either variant (on by default),
- * G2 without (its kernels have no registers to spare), so G2 instantiates one. */
-template <class F, class Exec>
-g16_status ba_pair_chunk_for(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
-                             const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
-                             uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, F *scratch, F *host,
-                             affine_d<F> *out, const ba_tuning &tn)
-{
+    auto chunk = [&](auto prefetch) -> g16_status {
+        constexpr bool PF = decltype(prefetch)::value;
+        g16_status s;
+        if ((s = ex.run(T, block, ba_denominators<F, PF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+            (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
+            return s;
+        return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
+    };
     if constexpr (ba_prefetch<F>::value) {
         if (tn.prefetch != 0)
-            return ba_pair_chunk<F, true>(ex, src, pre, prod, io, first, s_cur, NB, q0, qn, K, T,
-                                          scratch, host, out, tn);
+            return chunk(std::true_type{});
     }
-    return ba_pair_chunk<F, false>(ex, src, pre, prod, io, first, s_cur, NB, q0, qn, K, T, scratch,
-                                   host, out, tn);
+    return chunk(std::false_type{});
 }
 
 /* Steps 3 and 4 of msm_windows (cuda_msm.cu) by batch-affine rounds: W windows of nb
@@ -759,8 +753,8 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
             for (uint32_t q0 = 0; q0 < pairs; q0 += chunk_pairs) {
                 uint32_t qn = pairs - q0 < chunk_pairs ? pairs - q0 : chunk_pairs;
                 uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
-                if ((s = ba_pair_chunk_for<F>(ex, src, pre.p, prod.p, io.p, first.p, s_cur, NB, q0,
-                                              qn, K, T, scratch.p, host.p, out, tn)))
+                if ((s = ba_pair_chunk<F>(ex, src, pre.p, prod.p, io.p, first.p, s_cur, NB, q0, qn,
+                                          K, T, scratch.p, host.p, out, tn)))
                     return s;
             }
             src = ba_source<F>{nullptr, nullptr, out};
