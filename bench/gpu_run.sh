@@ -33,7 +33,10 @@
 #   profile    Nsight Compute: the GPU time of every kernel of a G1 dense 2^26 MSM, summed
 #              by kernel, and the pair kernels' occupancy and throughputs
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
+#   stalls     Nsight Compute's pipe, scheduler and warp-state sections for G1's pair
+#              kernels (dense 2^26): what bounds them
 #   prefetch   G1's MSMs 2^24-2^27 with and without the pair kernels' prefetch
+#              (PREFETCH_VALUES="0": the variant without it alone)
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
 #              2^26, 2^27 and G2 at 2^26: the data for the default widths
 #   cpu        the CPU benchmarks on the host's cores
@@ -206,10 +209,27 @@ for step in "${steps[@]}"; do
       sed 's/^/    /' "$logs/ncu_pairs.summary.txt"
     fi
     ;;
+  stalls)
+    # Nsight Compute's pipe utilisation, scheduler and warp-state sections for one launch
+    # each of G1's two pair kernels (dense 2^26, past the warm-up): why ba_add stays at
+    # ~60% of the multiply-add peak (issue slots, the FMA pipe's share, the stall reasons).
+    ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    if [ -z "$ncu_bin" ]; then
+      row stalls "skipped: no ncu"
+    else
+      run ncu_stalls ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --page details \
+        --print-units base --log-file "$logs/ncu_stalls.txt.log" --kernel-name-base demangled \
+        -k regex:'ba_add|ba_denominators' --launch-skip 40 --launch-count 2 \
+        --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+        --section InstructionStats \
+        build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1
+      grep -vE '^ *-+ *-+|^ *$' "$logs/ncu_stalls.txt.log" | cut -c1-160 | head -120 | sed 's/^/    /'
+    fi
+    ;;
   prefetch)
     # G1's pair kernels without their prefetch (G16_GPU_MSM_PREFETCH=0: 126 registers and 16
     # warps an SM for ba_add instead of 168 and 12), against the default in the same call.
-    msm_sweep G16_GPU_MSM_PREFETCH "1 0" prefetch 150 --case G1 --min-log2 24 --max-log2 27 ;;
+    msm_sweep G16_GPU_MSM_PREFETCH "${PREFETCH_VALUES:-1 0}" prefetch 150 --case G1 --min-log2 24 --max-log2 27 ;;
   blocks)
     # The pair kernels' block size (G16_GPU_MSM_BLOCK), dense MSMs 2^24 and 2^26.
     msm_sweep G16_GPU_MSM_BLOCK "64 256" block 90 --case dense --min-log2 24 --max-log2 26 ;;

@@ -204,6 +204,24 @@ G16_HD affine_d<F> load_affine(const affine_d<F> *p)
 #endif
 }
 
+/* A field element (a point's x) from global memory in 16-byte words, as load_affine. */
+template <class F>
+G16_HD F load_field(const F *p)
+{
+    static_assert(sizeof(F) % 16 == 0, "field elements are whole 16-byte words");
+#ifdef __CUDA_ARCH__
+    F r;
+    const uint4 *src = (const uint4 *)p;
+    uint4 *dst = (uint4 *)&r;
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(F) / 16; k++)
+        dst[k] = __ldg(&src[k]);
+    return r;
+#else
+    return *p;
+#endif
+}
+
 /* Adds the affine points of sorted run [p, e) (point index | sign bit) to acc. The next
  * point is loaded while the current one is added, so the gather's latency hides behind
  * ~10 field products. */

@@ -1,6 +1,6 @@
 /* Batch-affine bucket accumulation for the GPU MSM (included by cuda_msm.cu inside its
  * anonymous namespace: it uses that file's scalar_d, digit_entry, bounds_entry,
- * load_affine and blocks_for).
+ * load_affine, load_field and blocks_for).
  *
  * Why: the XYZZ accumulation (k_accumulate) pays a mixed addition per point, 8 products
  * and 2 squarings plus ~7 additions; an affine addition P + Q = (l^2 - x1 - x2,
@@ -20,7 +20,8 @@
  *            ba_denominators    each thread's running product of its pairs'
  *                               denominators x2 - x1 (K pairs a thread, K from the
  *                               chunk's size; a warp takes 32 K adjacent pairs, so loads
- *                               coalesce), and every pair's points and destination;
+ *                               coalesce; the x's alone are read), and every pair's
+ *                               points and destination;
  *            batch_inverse      the inverses of the threads' products: the same trick
  *                               again by levels, the last few hundred values inverted by
  *                               the CPU (a Fermat chain in one GPU thread takes ~0.5 ms);
@@ -123,6 +124,11 @@ struct ba_source {
         uint32_t v = refs[p];
         affine_d<F> a = load_affine(&bases[v & 0x7fffffffu]);
         return v >> 31 ? affine_neg(a) : a;
+    }
+    /* Point p's x alone (a sign changes only y). */
+    G16_HD F load_x(uint32_t p) const
+    {
+        return load_field(refs ? &bases[refs[p] & 0x7fffffffu].x : &pts[p].x);
     }
 };
 
@@ -233,9 +239,21 @@ G16_HD uint2 ba_locate(uint32_t q, const unsigned long long *first, const uint32
     return make_uint2(s[b] + 2 * k, (uint32_t)f + (uint32_t)(f >> 32) + k);
 }
 
+/* Pair (a, c)'s denominator (affine_add_denominator's) from the x's alone where it can
+ * be: only infinity (x = y = 0) or a point with x = 0 needs the y's, so the round's
+ * first pass reads half of each point (ba_denominators is bound by memory). */
+template <class F>
+G16_HD F ba_denominator(const ba_source<F> &src, uint32_t p, const F &ax, const F &cx)
+{
+    F d = cx - ax;
+    if (ax.is_zero() || cx.is_zero() || d.is_zero())
+        return affine_add_denominator(src.load(p), src.load(p + 1));
+    return d;
+}
+
 /* Thread t's pairs: pre[j] = the product of its denominators up to pair j (chunk-local),
  * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). PF: the
- * next pair's points are loaded while the current one is multiplied in. */
+ * next pair's x's are loaded while the current one is multiplied in. */
 template <class F, bool PF>
 struct ba_denominators {
     F *pre, *prod;
@@ -250,19 +268,19 @@ struct ba_denominators {
         uint32_t j = ba_first_pair(t, K), b = 0;
         if (j < qn) {
             uint2 p = ba_locate(q0 + j, first, s, nb, b);
-            affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
+            F a = src.load_x(p.x), c = src.load_x(p.x + 1);
             for (uint32_t i = 0;; i++) {
                 uint32_t jn = j + 32;
                 bool more = i + 1 < K && jn < qn;
                 uint2 pn;
-                affine_d<F> an, cn;
+                F an, cn;
                 if (PF && more) {
                     pn = ba_locate(q0 + jn, first, s, nb, b);
-                    an = src.load(pn.x);
-                    cn = src.load(pn.x + 1);
+                    an = src.load_x(pn.x);
+                    cn = src.load_x(pn.x + 1);
                 }
                 io[j] = p;
-                acc = acc * affine_add_denominator(a, c);
+                acc = acc * ba_denominator(src, p.x, a, c);
                 pre[j] = acc;
                 if (!more)
                     break;
@@ -273,8 +291,8 @@ struct ba_denominators {
                     c = cn;
                 } else {
                     p = ba_locate(q0 + j, first, s, nb, b);
-                    a = src.load(p.x);
-                    c = src.load(p.x + 1);
+                    a = src.load_x(p.x);
+                    c = src.load_x(p.x + 1);
                 }
             }
         }
