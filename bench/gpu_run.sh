@@ -34,7 +34,13 @@
 #              by kernel, and the pair kernels' occupancy and throughputs
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for G1's pair
-#              kernels (dense 2^26): what bounds them
+#              kernels (dense 2^26): what bounds them (STALL_KERNELS: a regex of kernel
+#              names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
+#              run, e.g. G16_GPU_MSM_SPLIT=1)
+#   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
+#   sass       the SASS instruction mix of G1's pair kernels (cuobjdump)
+#   split      MSMs 2^24-2^27 with the pair kernels' walk back split from the sums
+#              (G16_GPU_MSM_SPLIT 0 and 1, SPLIT_VALUES), and test_cuda_msm with the split
 #   prefetch   G1's MSMs 2^24-2^27 with and without the pair kernels' prefetch
 #              (PREFETCH_VALUES="0": the variant without it alone)
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
@@ -129,6 +135,25 @@ msm_sweep() {
   done
 }
 
+# ncu_sections NAME REGEX SKIP COUNT CMD...: Nsight Compute's pipe utilisation, scheduler,
+# warp-state and instruction sections for COUNT launches of the kernels matching REGEX
+# after SKIP of them, in CMD (run under env $STALL_ENV); the details page in the output.
+ncu_sections() {
+  local name=$1 regex=$2 skip=$3 count=$4 ncu_bin
+  shift 4
+  ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [ -z "$ncu_bin" ]; then
+    row "$name" "skipped: no ncu"
+    return 0
+  fi
+  run "$name" ${PROFILE_LIMIT:-200} env ${STALL_ENV:-} "$ncu_bin" --clock-control none \
+    --page details --print-units base --log-file "$logs/$name.txt.log" \
+    --kernel-name-base demangled -k regex:"$regex" --launch-skip "$skip" --launch-count "$count" \
+    --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+    --section InstructionStats "$@"
+  grep -vE '^ *-+ *-+|^ *$' "$logs/$name.txt.log" | cut -c1-160 | head -150 | sed 's/^/    /'
+}
+
 bundle() {
   [ -n "${OUT:-}" ] || return 0
   printf '%s\n' "${summary[@]}" >"$OUT/summary.txt"
@@ -210,22 +235,31 @@ for step in "${steps[@]}"; do
     fi
     ;;
   stalls)
-    # Nsight Compute's pipe utilisation, scheduler and warp-state sections for one launch
-    # each of G1's two pair kernels (dense 2^26, past the warm-up): why ba_add stays at
-    # ~60% of the multiply-add peak (issue slots, the FMA pipe's share, the stall reasons).
-    ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-    if [ -z "$ncu_bin" ]; then
-      row stalls "skipped: no ncu"
-    else
-      run ncu_stalls ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --page details \
-        --print-units base --log-file "$logs/ncu_stalls.txt.log" --kernel-name-base demangled \
-        -k regex:'ba_add|ba_denominators' --launch-skip 40 --launch-count 2 \
-        --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-        --section InstructionStats \
-        build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1
-      grep -vE '^ *-+ *-+|^ *$' "$logs/ncu_stalls.txt.log" | cut -c1-160 | head -120 | sed 's/^/    /'
-    fi
-    ;;
+    # Why G1's pair kernels (dense 2^26, past the warm-up) run as they do: issue slots, the
+    # FMA pipe's share, the stall reasons.
+    ncu_sections ncu_stalls "${STALL_KERNELS:-ba_add|ba_denominators}" 40 "${STALL_COUNT:-2}" \
+      build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1 ;;
+  ntt-stalls)
+    # The same for the NTT's pass kernel, forward 2^27.
+    ncu_sections ncu_ntt_stalls k_ntt_pass 6 2 build-gpu/bench_gpu_ntt --sizes 27 --reps 1 ;;
+  sass)
+    # The SASS instruction mix of G1's pair kernels (cuobjdump on the MSM's object): how
+    # many multiply-adds a pair really takes, wide or not.
+    cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+    "$cuobj" -sass build-gpu/CMakeFiles/g16.dir/src/backend/cuda/cuda_msm.cu.o >"$logs/msm.sass" 2>&1
+    for k in ba_addI4montI9fp_paramsELb1 ba_sumI4montI9fp_params ba_inversesI4montI9fp_params \
+             ba_denominatorsI4montI9fp_paramsELb1; do
+      echo "    $k: $(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/msm.sass" |
+        grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*' | awk '{ print $NF }' |
+        sort | uniq -c | sort -rn | head -12 | awk '{ printf "%s %s, ", $2, $1 }')"
+    done
+    row sass "done" ;;
+  split)
+    # The walk back and the sums as two kernels (G16_GPU_MSM_SPLIT=1: ba_inverses, ba_sum)
+    # against ba_add's one walk, side by side; test_cuda_msm once more with the split.
+    G16_GPU_MSM_SPLIT=1 run test_cuda_msm_split 300 build-gpu/test_cuda_msm
+    grep -hE 'differ|FAIL|checks' "$logs/test_cuda_msm_split.txt" | head -10 | sed 's/^/    /'
+    msm_sweep G16_GPU_MSM_SPLIT "${SPLIT_VALUES:-0 1}" split ${MSM_LIMIT:-150} --min-log2 24 --max-log2 27 ;;
   prefetch)
     # G1's pair kernels without their prefetch (G16_GPU_MSM_PREFETCH=0: 126 registers and 16
     # warps an SM for ba_add instead of 168 and 12), against the default in the same call.
