@@ -36,11 +36,9 @@
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for G1's pair
 #              kernels (dense 2^26): what bounds them (STALL_KERNELS: a regex of kernel
 #              names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
-#              run, e.g. G16_GPU_MSM_SPLIT=1)
+#              run, e.g. G16_GPU_MSM_PREFETCH=0)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
 #   sass       the SASS instruction mix of G1's pair kernels (cuobjdump)
-#   split      MSMs 2^24-2^27 with the pair kernels' walk back split from the sums
-#              (G16_GPU_MSM_SPLIT 0 and 1, SPLIT_VALUES), and test_cuda_msm with the split
 #   prefetch   G1's MSMs 2^24-2^27 with and without the pair kernels' prefetch
 #              (PREFETCH_VALUES="0": the variant without it alone)
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
@@ -247,19 +245,13 @@ for step in "${steps[@]}"; do
     # many multiply-adds a pair really takes, wide or not.
     cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
     "$cuobj" -sass build-gpu/CMakeFiles/g16.dir/src/backend/cuda/cuda_msm.cu.o >"$logs/msm.sass" 2>&1
-    for k in ba_addI4montI9fp_paramsELb1 ba_sumI4montI9fp_params ba_inversesI4montI9fp_params \
-             ba_denominatorsI4montI9fp_paramsELb1; do
+    for k in ba_addI4montI9fp_paramsELb1 ba_denominatorsI4montI9fp_paramsELb1 \
+             ba_finishI4montI9fp_params; do
       echo "    $k: $(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/msm.sass" |
         grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*' | awk '{ print $NF }' |
         sort | uniq -c | sort -rn | head -12 | awk '{ printf "%s %s, ", $2, $1 }')"
     done
     row sass "done" ;;
-  split)
-    # The walk back and the sums as two kernels (G16_GPU_MSM_SPLIT=1: ba_inverses, ba_sum)
-    # against ba_add's one walk, side by side; test_cuda_msm once more with the split.
-    G16_GPU_MSM_SPLIT=1 run test_cuda_msm_split 300 build-gpu/test_cuda_msm
-    grep -hE 'differ|FAIL|checks' "$logs/test_cuda_msm_split.txt" | head -10 | sed 's/^/    /'
-    msm_sweep G16_GPU_MSM_SPLIT "${SPLIT_VALUES:-0 1}" split ${MSM_LIMIT:-150} --min-log2 24 --max-log2 27 ;;
   prefetch)
     # G1's pair kernels without their prefetch (G16_GPU_MSM_PREFETCH=0: 126 registers and 16
     # warps an SM for ba_add instead of 168 and 12), against the default in the same call.

@@ -666,8 +666,6 @@ g16_status affine_emulate(void *buckets, const void *bases, const void *scalars,
         tn.wide_levels_from = tuning->wide_levels_from ? tuning->wide_levels_from : tn.wide_levels_from;
         if (tuning->no_prefetch)
             tn.prefetch = 0;
-        if (tuning->split)
-            tn.split = tuning->split == 1;
     }
     const scalar_d *canon = (const scalar_d *)scalars;
     for (size_t i = 0; i < m; i++)

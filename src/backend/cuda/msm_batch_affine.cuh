@@ -66,7 +66,6 @@ struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
     unsigned block; /* threads per block of the pair kernels; 0: by field (ba_pair_block) */
     int prefetch;   /* G1's pair kernels load the next pair ahead: -1 by field, 0 or 1 */
-    int split;      /* the walk back and the sums as two kernels (ba_inverses, ba_sum): 0 or 1 */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 16 };
@@ -79,7 +78,7 @@ enum { BA_MAX_PAIRS_PER_THREAD = 16 };
  * ba_denominators 72 instead of 124 (ptxas, sm_90; bench/NOTES.md). */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -89,9 +88,6 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_PREFETCH");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         t.prefetch = env[0] - '0';
-    env = getenv("G16_GPU_MSM_SPLIT");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        t.split = env[0] - '0';
     return t;
 }
 
@@ -357,56 +353,6 @@ struct ba_add {
                 c = src.load(p.x + 1);
             }
         }
-    }
-};
-
-/* The walk back split in two (ba_tuning.split): ba_add's walk is a chain of dependent
- * products (each pair's inverse needs the previous one's), which leaves its warps stalled
- * on the products' latency (Nsight, run 27: ~1 instruction a cycle an SM, the FMA pipe at
- * 31%). ba_inverses walks back with the x's alone and leaves each pair's 1 / d_j in
- * pre[j] (two independent products a pair); ba_sum then adds every pair in a thread of
- * its own, with nothing carried from pair to pair. */
-template <class F>
-struct ba_inverses {
-    F *pre;
-    const F *prod_inv;
-    const uint2 *io;
-    ba_source<F> src;
-    uint32_t qn, K;
-    G16_HD void operator()(uint32_t t) const
-    {
-        uint32_t j0 = ba_first_pair(t, K);
-        if (j0 >= qn)
-            return;
-        uint32_t last = (qn - 1 - j0) / 32;
-        if (last >= K)
-            last = K - 1;
-        F inv = prod_inv[t];
-        for (uint32_t j = j0 + 32 * last;; j -= 32) {
-            uint32_t a = io[j].x;
-            F d = ba_denominator(src, a, src.load_x(a), src.load_x(a + 1));
-            /* pre[j] was read by pair j + 32, already walked; pre[j - 32] is still whole. */
-            pre[j] = j > j0 ? inv * pre[j - 32] : inv;
-            if (j == j0)
-                break;
-            inv = inv * d;
-        }
-    }
-};
-
-template <class F>
-struct ba_sum {
-    affine_d<F> *out;
-    const F *inverse;
-    const uint2 *io;
-    ba_source<F> src;
-    G16_HD void operator()(uint32_t j) const
-    {
-        uint2 p = io[j];
-        affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
-        F d, inv_j = load_field(&inverse[j]);
-        out[p.y] = affine_add_is_chord(a, c, &d) ? affine_add_chord(a, c, inv_j)
-                                                 : affine_add_with_inverse(a, c, inv_j);
     }
 };
 
@@ -696,10 +642,9 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
-/* One chunk of a round's pairs: the denominators, their batch inversion, the sums (by
- * ba_add's walk, or with tn.split by ba_inverses then ba_sum). G1's pair kernels load the
- * next pair ahead unless tn.prefetch is 0; G2's never (no registers to spare), so G2
- * instantiates one variant of each kernel. */
+/* One chunk of a round's pairs: the denominators, their batch inversion, the sums. G1's
+ * pair kernels load the next pair ahead unless tn.prefetch is 0; G2's never (no registers
+ * to spare), so G2 instantiates one variant of each kernel. */
 template <class F, class Exec>
 g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
@@ -713,14 +658,6 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
         if ((s = ex.run(T, block, ba_denominators<F, PF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
             (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
             return s;
-        if (tn.split) {
-            /* Blocks of 128 for both fields: G2's ba_inverses (158 registers) gets 12 warps
-             * an SM from them, 8 from blocks of 256. */
-            unsigned split_block = tn.block ? tn.block : 128;
-            if ((s = ex.run(T, split_block, ba_inverses<F>{pre, prod, io, src, qn, K})))
-                return s;
-            return ex.run(qn, split_block, ba_sum<F>{out, pre, io, src});
-        }
         return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
     };
     if constexpr (ba_prefetch<F>::value) {
