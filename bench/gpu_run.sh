@@ -20,7 +20,7 @@
 #   job26s     job26c with the key streamed from host memory (--gpu-key streamed)
 #   job26c3    job26c with three workers on the GPU (--provers 3) and a 72G budget
 #   tests-quick  test_fixed_base --device and test_cuda_pipeline only
-#   part27     2 partitions at 2^27
+#   part27     3 partitions at 2^27 (the last one alone on the GPU: a 2^27 partition's GPU time)
 #   job27      one 10-partition job at 2^27 (issue 7's figure at 2^27), one witness
 #              pre-synthesized, a 110G budget (key and cached witness included) on this
 #              125 GiB host
@@ -281,7 +281,7 @@ for step in "${steps[@]}"; do
     --mem-budget 72G --synth-cache 2 --provers 3 ;;
   job26s) bench_job job26s 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
     --mem-budget 64G --synth-cache 2 --key "$keys/k26.key" --gpu-key streamed ;;
-  part27) G16_SETUP_TIMES=1 bench_job part27 580 --constraints 134217728 --partitions 2 --synth-threads 4 \
+  part27) G16_SETUP_TIMES=1 bench_job part27 580 --constraints 134217728 --partitions 3 --synth-threads 6 \
     --mem-budget 48G ;;
   job27) bench_job job27 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 ;;
