@@ -282,7 +282,7 @@ for step in "${steps[@]}"; do
   job26s) bench_job job26s 580 --constraints 67108864 --partitions 10 --synth-threads 6 \
     --mem-budget 64G --synth-cache 2 --key "$keys/k26.key" --gpu-key streamed ;;
   part27) G16_SETUP_TIMES=1 bench_job part27 580 --constraints 134217728 --partitions 3 --synth-threads 6 \
-    --mem-budget 48G ;;
+    --mem-budget 88G ;;
   job27) bench_job job27 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 ;;
   job27r) bench_job job27r 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
