@@ -10,7 +10,8 @@
  * doublings and P + (-P) inside the rounds). Each case runs with the device's defaults and
  * with knobs that reach the paths small inputs otherwise miss: rounds down to runs of 1,
  * one or three windows a group, up to 16 pairs a thread, the inversion's levels (4 and
- * 16 values a thread) down to 4 values for the CPU. */
+ * 16 values a thread) down to 4 values for the CPU. The ones' sum (the same rounds over one
+ * bucket, cuda_msm_sum_emulate) is checked against the CPU's additions on random lists. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,39 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
         free(bk_);                                                                       \
     } while (0)
 
+/* The ones' sum by the rounds (ba_sum_list) against the CPU's additions: n indices drawn
+ * at random from n + 7 bases (repeats: equal points, so doublings and P + P in a run). */
+#define CHECK_SUM(G, group, pool, n, kind, t)                                             \
+    do {                                                                                 \
+        size_t nb_ = (n) + 7;                                                            \
+        G##_affine_t *b_ = malloc(nb_ * sizeof *b_);                                     \
+        uint32_t *ix_ = malloc(((n) ? (n) : 1) * sizeof *ix_);                           \
+        MAKE_BASES(G, pool, b_, nb_, (kind));                                            \
+        G##_jac_t want_, got_;                                                           \
+        G##_set_infinity(&want_);                                                        \
+        for (size_t j_ = 0; j_ < (n); j_++) {                                            \
+            ix_[j_] = (uint32_t)(test_rand64() % nb_);                                   \
+            G##_add_mixed(&want_, &want_, &b_[ix_[j_]]);                                 \
+        }                                                                                \
+        cuda_msm_affine_tuning tn_ = tuning_for((t), (n));                               \
+        G##_xyzz_t sum_;                                                                 \
+        size_t rounds_ = 0;                                                              \
+        g16_status st_ = cuda_msm_sum_emulate((group), &sum_, b_, nb_, ix_, (n),         \
+                                              (t) ? &tn_ : NULL, &rounds_);              \
+        if (!CHECK(st_ == G16_OK))                                                       \
+            printf("  %s sum of %zu: %s\n", #G, (size_t)(n), g16_last_error());          \
+        else {                                                                           \
+            G##_xyzz_to_jac(&got_, &sum_);                                               \
+            if (!CHECK(G##_equal(&got_, &want_)))                                        \
+                printf("  %s sum of %zu, bases %d, %s: differs (%zu rounds)\n", #G,      \
+                       (size_t)(n), (kind), tuning_names[t], rounds_);                   \
+            /* A list longer than the tail goes through rounds. */                       \
+            CHECK(((n) > 8) == (rounds_ > 0) || (t) != 0);                               \
+        }                                                                                \
+        free(b_);                                                                        \
+        free(ix_);                                                                       \
+    } while (0)
+
 static void check_refusals(void)
 {
     uint8_t k[2 * 32];
@@ -122,6 +156,9 @@ static void check_refusals(void)
     CHECK(cuda_msm_affine_emulate(1, buckets, pool1, k, 2, 4, NULL, NULL) == G16_ERR_BAD_ENCODING);
     CHECK(cuda_msm_affine_emulate(1, buckets, pool1, k, 1, 1, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
     CHECK(cuda_msm_affine_emulate(3, buckets, pool1, k, 1, 4, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
+    uint32_t idx[2] = {0, 5};
+    CHECK(cuda_msm_sum_emulate(1, buckets, pool1, 5, idx, 2, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(cuda_msm_sum_emulate(3, buckets, pool1, 6, idx, 2, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)
@@ -138,6 +175,13 @@ int main(void)
                 unsigned c = widths[(s + (size_t)mix) % 3];
                 CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
             }
+    /* The ones' sum: one bucket through the rounds. */
+    const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 4097};
+    for (size_t s = 0; s < sizeof sum_sizes / sizeof sum_sizes[0]; s++)
+        for (int t = 0; t < 3; t++)
+            CHECK_SUM(g1, 1, pool1, sum_sizes[s], (int)((s + (size_t)t) % 4), t);
+    for (int t = 0; t < 3; t++)
+        CHECK_SUM(g2, 2, pool2, (size_t)300, t + 1, t);
     /* G2: the same rounds over Fp2 (no prefetch there). */
     for (int t = 0; t < 3; t++)
         for (int mix = 0; mix < MIX_COUNT; mix++)

@@ -179,6 +179,13 @@ g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,
                                    const cuda_msm_affine_tuning *tuning, size_t *rounds);
 
+/* The same rounds summing one list (the GPU MSM's scalars equal to one, when many): *sum
+ * (XYZZ, the CPU's layout) = the sum of bases[idx[j]] for j < n (n <= 2^24, every idx[j] <
+ * nbases), on the host, with the knobs above; *rounds gets the rounds run. */
+g16_status cuda_msm_sum_emulate(int group, void *sum, const void *bases, size_t nbases,
+                                const uint32_t *idx, size_t n,
+                                const cuda_msm_affine_tuning *tuning, size_t *rounds);
+
 /* values[i] = 1 / values[i] for i < n on the CPU (zeros stay zero): Fp elements (field 1)
  * or Fp2 (field 2) in the device's layout, which is the CPU's (cuda_host_inverse.c; the
  * MSM's batch inversions end there). */

@@ -5,7 +5,8 @@
  *    by a prefix sum (CUB) and a scatter. Witnesses of real circuits are mostly 0 and 1, and
  *    a one in Pippenger would land every such base in a single bucket of window 0.
  * 2. ones: the bases with scalar 1 are summed by a tree of chunked sums (each thread adds
- *    a chunk of points, then the partial sums are summed the same way).
+ *    a chunk of points, then the partial sums are summed the same way), or when there are
+ *    many (ba_ones_use) by the batch-affine rounds of step 4 as one bucket.
  * 3. Pippenger over the others with signed c-bit digits (|d| <= 2^(c-1), so 2^(c-1)
  *    buckets per window and W = floor(255 / c) + 1 windows): per window, a digit kernel
  *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
@@ -574,9 +575,20 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     info->zeros = n - ones - m;
     CUDA_TRY(cudaEventRecord(ctx->ev[1], st), G16_ERR_INTERNAL);
 
-    /* 2. the ones. */
+    /* 2. the ones: by batch-affine rounds as one bucket (msm_batch_affine.cuh) when they
+     * are many, else by the tree of XYZZ sums. */
     const uint32_t chunk = 32;
-    if (ones) {
+    if (ba_ones_use(ones)) {
+        ba_device_exec ex;
+        ex.ctx = ctx;
+        dev_buf<X> sum;
+        size_t rounds;
+        if ((s = sum.alloc(ctx, 1, "MSM ones' sum")) ||
+            (s = ba_sum_list<F>(ex, sum.p, bases, idx_one.p, ones, ba_tuning_default(), &rounds)))
+            return s;
+        CUDA_TRY(cudaMemcpyAsync(&out[0], sum.p, sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+    } else if (ones) {
         uint32_t parts = (ones + chunk - 1) / chunk;
         dev_buf<X> pa, pb;
         if ((s = pa.alloc(ctx, parts, "MSM partial sums")) || (s = pb.alloc(ctx, parts, "MSM partial sums")))
@@ -648,15 +660,9 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     return G16_OK;
 }
 
-/* The batch-affine accumulation on the host (cuda_msm_affine_emulate). */
-template <class F>
-g16_status affine_emulate(void *buckets, const void *bases, const void *scalars, size_t m,
-                          unsigned c, const cuda_msm_affine_tuning *tuning, size_t *rounds)
+/* The device's round knobs with a test's overrides (0: the default). */
+ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
 {
-    if (c < 2 || c > 16 || m > ((size_t)1 << 24) || !buckets || (m && (!bases || !scalars)))
-        return status_fail(G16_ERR_INVALID_ARGUMENT,
-                           "emulated MSM: %zu points with %u-bit windows (2..16 bits, <= 2^24 points)",
-                           m, c);
     ba_tuning tn = ba_tuning_default();
     if (tuning) {
         tn.tail = tuning->tail ? tuning->tail : tn.tail;
@@ -667,6 +673,36 @@ g16_status affine_emulate(void *buckets, const void *bases, const void *scalars,
         if (tuning->no_prefetch)
             tn.prefetch = 0;
     }
+    return tn;
+}
+
+/* The rounds' sum of a list of bases on the host (cuda_msm_sum_emulate). */
+template <class F>
+g16_status sum_emulate(void *sum, const void *bases, size_t nbases, const uint32_t *idx, size_t n,
+                       const cuda_msm_affine_tuning *tuning, size_t *rounds)
+{
+    if (!sum || n > ((size_t)1 << 24) || (n && (!bases || !idx)))
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated sum: %zu indices (<= 2^24)", n);
+    for (size_t j = 0; j < n; j++)
+        if (idx[j] >= nbases)
+            return status_fail(G16_ERR_INVALID_ARGUMENT,
+                               "emulated sum: index %zu is %u, past the %zu bases", j, idx[j],
+                               nbases);
+    ba_host_exec ex;
+    return ba_sum_list<F>(ex, (xyzz_d<F> *)sum, (const affine_d<F> *)bases, idx, (uint32_t)n,
+                          emulation_tuning(tuning), rounds);
+}
+
+/* The batch-affine accumulation on the host (cuda_msm_affine_emulate). */
+template <class F>
+g16_status affine_emulate(void *buckets, const void *bases, const void *scalars, size_t m,
+                          unsigned c, const cuda_msm_affine_tuning *tuning, size_t *rounds)
+{
+    if (c < 2 || c > 16 || m > ((size_t)1 << 24) || !buckets || (m && (!bases || !scalars)))
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "emulated MSM: %zu points with %u-bit windows (2..16 bits, <= 2^24 points)",
+                           m, c);
+    ba_tuning tn = emulation_tuning(tuning);
     const scalar_d *canon = (const scalar_d *)scalars;
     for (size_t i = 0; i < m; i++)
         if (scalar_too_large(canon[i]))
@@ -702,6 +738,20 @@ extern "C" g16_status cuda_msm_affine_emulate(int group, void *buckets, const vo
     if (group == 2)
         return affine_emulate<fp2_d>(buckets, bases, scalars, m, c, tuning, rounds);
     return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated MSM: group %d (1 or 2)", group);
+}
+
+extern "C" g16_status cuda_msm_sum_emulate(int group, void *sum, const void *bases, size_t nbases,
+                                           const uint32_t *idx, size_t n,
+                                           const cuda_msm_affine_tuning *tuning, size_t *rounds)
+{
+    size_t unused;
+    if (!rounds)
+        rounds = &unused;
+    if (group == 1)
+        return sum_emulate<fp_d>(sum, bases, nbases, idx, n, tuning, rounds);
+    if (group == 2)
+        return sum_emulate<fp2_d>(sum, bases, nbases, idx, n, tuning, rounds);
+    return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated sum: group %d (1 or 2)", group);
 }
 
 extern "C" g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,

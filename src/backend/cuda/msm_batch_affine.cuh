@@ -102,6 +102,20 @@ bool ba_use(uint32_t m)
     return m >= BA_MIN_OTHERS;
 }
 
+/* Whether the n bases with scalar one are summed by the rounds (ba_sum_list) rather than
+ * by the tree of XYZZ sums: G16_GPU_MSM_AFFINE forces it as for the others, else from
+ * BA_MIN_ONES up. The rounds pay ~6 products an addition against the tree's ~10, and two
+ * host round trips a round (log2(n / tail) rounds): estimated even near 2^23 points (the
+ * tree sums ~1.5e9 points/s, the rounds' pairs ~2.3e9/s plus ~0.1 ms a round). */
+enum { BA_MIN_ONES = 1 << 23 };
+bool ba_ones_use(uint32_t n)
+{
+    const char *env = getenv("G16_GPU_MSM_AFFINE");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        return env[0] == '1' && n > 0;
+    return n >= BA_MIN_ONES;
+}
+
 /* Whether a field's round kernels may load the next pair ahead (G1: registers to spare),
  * the default (ba_tuning.prefetch chooses for G1). */
 template <class F>
@@ -667,6 +681,107 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
     return chunk(std::false_type{});
 }
 
+/* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
+ * buffers (half and a quarter of the points, plus a point per bucket for odd runs), the
+ * runs' bounds for the next rounds, the pairs' counts, and a chunk's running products,
+ * indices and inversion scratch. */
+template <class F, class Exec>
+struct ba_round_bufs {
+    typename Exec::template buf<uint32_t> bounds, longest;
+    typename Exec::template buf<unsigned long long> count, first;
+    typename Exec::template buf<affine_d<F>> pts[2];
+    typename Exec::template buf<F> pre, prod, scratch;
+    typename Exec::template buf<uint2> io;
+    host_buf<F> host;
+    size_t cap[2];
+    uint32_t chunk_pairs;
+
+    g16_status alloc(Exec &ex, size_t gm, size_t gnb, const ba_tuning &tn)
+    {
+        /* Pairs per chunk: their running products and indices stay within 1 GiB. */
+        size_t chunk = ((size_t)1 << 30) / (sizeof(F) + sizeof(uint2));
+        chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
+        if (chunk_pairs == 0)
+            chunk_pairs = 1;
+        /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2
+         * targets with fewer than 16 pairs a thread, a sixteenth of the pairs with 16, and
+         * never more than the pairs (rounded up to a warp). */
+        uint32_t most = 2 * tn.target_threads, by16 = chunk_pairs / BA_MAX_PAIRS_PER_THREAD;
+        uint32_t max_threads = (by16 > most ? by16 : most) + 64;
+        if (max_threads > chunk_pairs + 32)
+            max_threads = chunk_pairs + 32;
+        cap[0] = gm / 2 + gnb;
+        cap[1] = gm / 4 + gnb;
+        g16_status s;
+        if ((s = ex.alloc(bounds, 4 * gnb, "MSM bucket bounds")) ||
+            (s = ex.alloc(longest, 1, "MSM counts")) ||
+            (s = ex.alloc(count, gnb + 1, "MSM run counts")) ||
+            (s = ex.alloc(first, gnb + 1, "MSM run counts")) ||
+            (s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
+            (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
+            (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
+            (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices")) ||
+            (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
+            (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")))
+            return s;
+        if (!(host.p = (F *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(F))))
+            return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
+        return G16_OK;
+    }
+};
+
+/* NB buckets whose runs [s_cur[b], e_cur[b]) index src's points, summed into buckets[b]
+ * (XYZZ): pairing rounds until no run is longer than tn.tail, then ba_finish. *rounds
+ * counts the rounds; ms_sort (if not null) gets the time the executor marked before the
+ * rounds (the digits and sorts), read at the first round trip. */
+template <class F, class Exec>
+g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets, ba_source<F> src,
+                     const uint32_t *s_cur, const uint32_t *e_cur, uint32_t NB, const ba_tuning &tn,
+                     double *ms_sort, size_t *rounds, uint32_t w0)
+{
+    typedef affine_d<F> A;
+    uint32_t *ss[2] = {bf.bounds.p, bf.bounds.p + 2 * (size_t)NB};
+    uint32_t *ee[2] = {bf.bounds.p + (size_t)NB, bf.bounds.p + 3 * (size_t)NB};
+    g16_status s;
+    if ((s = ex.zero(bf.count.p + NB, sizeof(unsigned long long))))
+        return s;
+    for (unsigned r = 0;; r++) {
+        unsigned long long total = 0;
+        uint32_t top = 0;
+        if ((s = ex.zero(bf.longest.p, sizeof(uint32_t))) ||
+            (s = ex.run(NB, 256, ba_count{bf.count.p, bf.longest.p, s_cur, e_cur})) ||
+            (s = ex.scan(bf.count.p, bf.first.p, NB + 1)) ||
+            (s = ex.fetch(&top, bf.longest.p, sizeof top)) ||
+            (s = ex.fetch(&total, bf.first.p + NB, sizeof total)) || (s = ex.wait()))
+            return s;
+        if (ms_sort && r == 0)
+            *ms_sort += ex.marked_ms();
+        if (top <= tn.tail)
+            break;
+        uint32_t pairs = (uint32_t)total, outs = pairs + (uint32_t)(total >> 32);
+        A *out = bf.pts[r & 1].p;
+        if (outs > bf.cap[r & 1])
+            return status_fail(G16_ERR_INTERNAL,
+                               "GPU MSM: round %u of windows %u.. has %u sums for %zu places", r, w0,
+                               outs, bf.cap[r & 1]);
+        uint32_t *s_next = ss[r & 1], *e_next = ee[r & 1];
+        if ((s = ex.run(NB, 128, ba_carry<F>{out, s_next, e_next, bf.first.p, s_cur, e_cur, src})))
+            return s;
+        for (uint32_t q0 = 0; q0 < pairs; q0 += bf.chunk_pairs) {
+            uint32_t qn = pairs - q0 < bf.chunk_pairs ? pairs - q0 : bf.chunk_pairs;
+            uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
+            if ((s = ba_pair_chunk<F>(ex, src, bf.pre.p, bf.prod.p, bf.io.p, bf.first.p, s_cur, NB,
+                                      q0, qn, K, T, bf.scratch.p, bf.host.p, out, tn)))
+                return s;
+        }
+        src = ba_source<F>{nullptr, nullptr, out};
+        s_cur = s_next;
+        e_cur = e_next;
+        ++*rounds;
+    }
+    return ex.run(NB, 128, ba_finish<F>{buckets, src, s_cur, e_cur});
+}
+
 /* Steps 3 and 4 of msm_windows (cuda_msm.cu) by batch-affine rounds: W windows of nb
  * buckets each into buckets[] (W nb XYZZ points), from the m others' canonical scalars
  * (canon[idx_other[j]]) and the bases. *ms_sort gets the digits and sorts' time (device),
@@ -676,59 +791,26 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
                          const scalar_d *canon, const uint32_t *idx_other, uint32_t m, unsigned c,
                          unsigned W, const ba_tuning &tn, double *ms_sort, size_t *rounds)
 {
-    typedef affine_d<F> A;
     uint32_t nb = 1u << (c - 1);
     unsigned G = ba_group(m, W, tn);
     size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
-    /* Pairs per chunk: their running products and indices stay within 1 GiB. */
-    size_t chunk = ((size_t)1 << 30) / (sizeof(F) + sizeof(uint2));
-    uint32_t chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
-    if (chunk_pairs == 0)
-        chunk_pairs = 1;
-    /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2 targets
-     * with fewer than 16 pairs a thread, a sixteenth of the pairs with 16, and never more
-     * than the pairs (rounded up to a warp). */
-    uint32_t most = 2 * tn.target_threads, by16 = chunk_pairs / BA_MAX_PAIRS_PER_THREAD;
-    uint32_t max_threads = (by16 > most ? by16 : most) + 64;
-    if (max_threads > chunk_pairs + 32)
-        max_threads = chunk_pairs + 32;
-    size_t cap[2] = {gm / 2 + gnb, gm / 4 + gnb};
     g16_status s;
-    typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted, bounds, longest;
-    typename Exec::template buf<unsigned long long> count, first;
-    typename Exec::template buf<A> pts[2];
-    typename Exec::template buf<F> pre, prod, scratch;
-    typename Exec::template buf<uint2> io;
-    host_buf<F> host;
+    typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted, bounds;
+    ba_round_bufs<F, Exec> bf;
     if ((s = ex.alloc(keys_in, m, "MSM sort keys")) || (s = ex.alloc(keys_out, m, "MSM sort keys")) ||
         (s = ex.alloc(vals_in, m, "MSM sort values")) ||
         (s = ex.alloc(sorted, gm, "MSM sorted point indices")) ||
-        (s = ex.alloc(bounds, 6 * gnb, "MSM bucket bounds")) ||
-        (s = ex.alloc(longest, 1, "MSM counts")) ||
-        (s = ex.alloc(count, gnb + 1, "MSM run counts")) ||
-        (s = ex.alloc(first, gnb + 1, "MSM run counts")) ||
-        (s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
-        (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
-        (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
-        (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices")) ||
-        (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
-        (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")) ||
+        (s = ex.alloc(bounds, 2 * gnb, "MSM bucket bounds")) || (s = bf.alloc(ex, gm, gnb, tn)) ||
         (s = ex.prepare(m, c, gnb)))
         return s;
-    if (!(host.p = (F *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(F))))
-        return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
     uint32_t *start = bounds.p, *end = bounds.p + gnb;
-    uint32_t *ss[2] = {bounds.p + 2 * gnb, bounds.p + 4 * gnb};
-    uint32_t *ee[2] = {bounds.p + 3 * gnb, bounds.p + 5 * gnb};
     *ms_sort = 0;
     *rounds = 0;
     for (unsigned w0 = 0; w0 < W; w0 += G) {
         unsigned gw = W - w0 < G ? W - w0 : G;
-        uint32_t NB = gw * nb;
         /* The group's digits, sorted by bucket window by window; bucket k of window
          * w0 + g is bucket g nb + k of the group, its run at g m + its place. */
-        if ((s = ex.mark(0)) || (s = ex.zero(start, 2 * gnb * sizeof(uint32_t))) ||
-            (s = ex.zero(count.p + NB, sizeof(unsigned long long))))
+        if ((s = ex.mark(0)) || (s = ex.zero(start, 2 * gnb * sizeof(uint32_t))))
             return s;
         for (unsigned g = 0; g < gw; g++) {
             uint32_t *out = sorted.p + (size_t)g * m;
@@ -738,52 +820,32 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
                                               m, nb, g * m})))
                 return s;
         }
-        if ((s = ex.mark(1)))
-            return s;
-        bool timed = false;
-
-        ba_source<F> src = {bases, sorted.p, nullptr};
-        const uint32_t *s_cur = start, *e_cur = end;
-        for (unsigned r = 0;; r++) {
-            unsigned long long total = 0;
-            uint32_t top = 0;
-            if ((s = ex.zero(longest.p, sizeof(uint32_t))) ||
-                (s = ex.run(NB, 256, ba_count{count.p, longest.p, s_cur, e_cur})) ||
-                (s = ex.scan(count.p, first.p, NB + 1)) ||
-                (s = ex.fetch(&top, longest.p, sizeof top)) ||
-                (s = ex.fetch(&total, first.p + NB, sizeof total)) || (s = ex.wait()))
-                return s;
-            if (!timed) {
-                *ms_sort += ex.marked_ms();
-                timed = true;
-            }
-            if (top <= tn.tail)
-                break;
-            uint32_t pairs = (uint32_t)total, outs = pairs + (uint32_t)(total >> 32);
-            A *out = pts[r & 1].p;
-            if (outs > cap[r & 1])
-                return status_fail(G16_ERR_INTERNAL,
-                                   "GPU MSM: round %u of windows %u.. has %u sums for %zu places", r,
-                                   w0, outs, cap[r & 1]);
-            uint32_t *s_next = ss[r & 1], *e_next = ee[r & 1];
-            if ((s = ex.run(NB, 128, ba_carry<F>{out, s_next, e_next, first.p, s_cur, e_cur, src})))
-                return s;
-            for (uint32_t q0 = 0; q0 < pairs; q0 += chunk_pairs) {
-                uint32_t qn = pairs - q0 < chunk_pairs ? pairs - q0 : chunk_pairs;
-                uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
-                if ((s = ba_pair_chunk<F>(ex, src, pre.p, prod.p, io.p, first.p, s_cur, NB, q0, qn,
-                                          K, T, scratch.p, host.p, out, tn)))
-                    return s;
-            }
-            src = ba_source<F>{nullptr, nullptr, out};
-            s_cur = s_next;
-            e_cur = e_next;
-            ++*rounds;
-        }
-        if ((s = ex.run(NB, 128, ba_finish<F>{buckets + (size_t)w0 * nb, src, s_cur, e_cur})))
+        if ((s = ex.mark(1)) ||
+            (s = ba_rounds<F>(ex, bf, buckets + (size_t)w0 * nb, ba_source<F>{bases, sorted.p, nullptr},
+                              start, end, gw * nb, tn, ms_sort, rounds, w0)))
             return s;
     }
     return G16_OK;
+}
+
+/* Step 2 of msm_windows by the same rounds: the sum of bases[idx[j]] for j < n (the
+ * bases whose scalar is one) into *sum, as one bucket whose run is the whole list. The
+ * rounds run 2 log2(n / tail) host round trips, so small lists keep the tree of XYZZ
+ * sums (ba_ones_use). */
+template <class F, class Exec>
+g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const uint32_t *idx,
+                       uint32_t n, const ba_tuning &tn, size_t *rounds)
+{
+    typename Exec::template buf<uint32_t> bounds;
+    ba_round_bufs<F, Exec> bf;
+    g16_status s;
+    const uint32_t run[2] = {0, n};
+    if ((s = ex.alloc(bounds, 2, "MSM bucket bounds")) || (s = bf.alloc(ex, n, 1, tn)) ||
+        (s = ex.prepare(1, 1, 1)) || (s = ex.to_device(bounds.p, run, sizeof run)))
+        return s;
+    *rounds = 0;
+    return ba_rounds<F>(ex, bf, sum, ba_source<F>{bases, idx, nullptr}, bounds.p, bounds.p + 1, 1,
+                        tn, nullptr, rounds, 0);
 }
 
 #endif
