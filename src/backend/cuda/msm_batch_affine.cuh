@@ -107,17 +107,19 @@ bool ba_use(uint32_t m)
 }
 
 /* Whether the n bases with scalar one are summed by the rounds (ba_sum_list) rather than
- * by the tree of XYZZ sums: G16_GPU_MSM_AFFINE forces it as for the others, else from
- * BA_MIN_ONES up. The rounds pay ~6 products an addition against the tree's ~10, and two
+ * by the tree of XYZZ sums: G16_GPU_MSM_AFFINE forces it as for the others (the GPU tests'
+ * batch-affine passes), else from BA_MIN_ONES up once a GPU run has measured it
+ * (BA_ONES_DEFAULT; written after session 9's last GPU call, prediction in
+ * bench/NOTES.md). The rounds pay ~6 products an addition against the tree's ~10, and two
  * host round trips a round (log2(n / tail) rounds): estimated even near 2^23 points (the
  * tree sums ~1.5e9 points/s, the rounds' pairs ~2.3e9/s plus ~0.1 ms a round). */
-enum { BA_MIN_ONES = 1 << 23 };
+enum { BA_MIN_ONES = 1 << 23, BA_ONES_DEFAULT = 0 };
 bool ba_ones_use(uint32_t n)
 {
     const char *env = getenv("G16_GPU_MSM_AFFINE");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         return env[0] == '1' && n > 0;
-    return n >= BA_MIN_ONES;
+    return BA_ONES_DEFAULT && n >= BA_MIN_ONES;
 }
 
 /* Whether a field's round kernels may load the next pair ahead (G1: registers to spare),
@@ -282,21 +284,23 @@ G16_HD uint32_t ba_thread_pairs(uint32_t j0, uint32_t qn, uint32_t K)
  * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). With
  * two walks (ba_add2) the pairs are two halves, the first (n + 1) / 2 and the rest, each
  * with its own running product: prod[2 t] and prod[2 t + 1]. PF: the next pair's x's are
- * loaded while the current one is multiplied in. */
-template <class F, bool PF>
+ * loaded while the current one is multiplied in. WALKS (1 or 2) is a template parameter so
+ * that the one-walk kernel keeps its registers (ptxas: 98 for G1 with the prefetch, 108
+ * with the split decided at run time). */
+template <class F, bool PF, unsigned WALKS>
 struct ba_denominators {
     F *pre, *prod;
     uint2 *io;
     ba_source<F> src;
     const unsigned long long *first;
     const uint32_t *s;
-    uint32_t nb, q0, qn, K, walks;
+    uint32_t nb, q0, qn, K;
     G16_HD void operator()(uint32_t t) const
     {
         F acc = F::one();
         uint32_t j = ba_first_pair(t, K), b = 0;
-        uint32_t split = walks == 2 ? (ba_thread_pairs(j, qn, K) + 1) / 2 : K;
-        F *prod_t = prod + (size_t)walks * t;
+        uint32_t split = WALKS == 2 ? (ba_thread_pairs(j, qn, K) + 1) / 2 : K;
+        F *prod_t = prod + (size_t)WALKS * t;
         if (j < qn) {
             uint2 p = ba_locate(q0 + j, first, s, nb, b);
             F a = src.load_x(p.x), c = src.load_x(p.x + 1);
@@ -332,7 +336,7 @@ struct ba_denominators {
             }
         }
         prod_t[0] = acc;
-        if (walks == 2 && prod_t == prod + 2 * (size_t)t)
+        if (WALKS == 2 && prod_t == prod + 2 * (size_t)t)
             prod_t[1] = F::one(); /* no second half */
     }
 };
@@ -746,9 +750,8 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
 }
 
 /* One chunk of a round's pairs: the denominators, their batch inversion, the sums (one
- * walk a thread, or two with tn.walks = 2). G1's
- * pair kernels load the next pair ahead unless tn.prefetch is 0; G2's never (no registers
- * to spare), so G2 instantiates one variant of each kernel. */
+ * walk a thread, or two with tn.walks = 2). G1's pair kernels load the next pair ahead
+ * unless tn.prefetch is 0 (ba_add2 never does); G2's never (no registers to spare). */
 template <class F, class Exec>
 g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
@@ -756,22 +759,28 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          affine_d<F> *out, const ba_tuning &tn)
 {
     unsigned block = ba_pair_block<F>(tn);
-    auto chunk = [&](auto prefetch) -> g16_status {
-        constexpr bool PF = decltype(prefetch)::value;
+    auto chunk = [&](auto prefetch, auto two_walks) -> g16_status {
+        constexpr bool PF = decltype(prefetch)::value, TWO = decltype(two_walks)::value;
+        constexpr unsigned WALKS = TWO ? 2 : 1;
         g16_status s;
-        uint32_t walks = tn.walks == 2 ? 2 : 1;
-        if ((s = ex.run(T, block, ba_denominators<F, PF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K, walks})) ||
-            (s = batch_inverse<F>(ex, prod, walks * T, scratch, host, tn)))
+        if ((s = ex.run(T, block, ba_denominators<F, PF, WALKS>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+            (s = batch_inverse<F>(ex, prod, WALKS * T, scratch, host, tn)))
             return s;
-        if (walks == 2)
+        if constexpr (TWO)
             return ex.run(T, block, ba_add2<F>{out, pre, prod, io, src, qn, K});
-        return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
+        else
+            return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
+    };
+    auto walks = [&](auto prefetch) -> g16_status {
+        if (tn.walks == 2)
+            return chunk(prefetch, std::true_type{});
+        return chunk(prefetch, std::false_type{});
     };
     if constexpr (ba_prefetch<F>::value) {
         if (tn.prefetch != 0)
-            return chunk(std::true_type{});
+            return walks(std::true_type{});
     }
-    return chunk(std::false_type{});
+    return walks(std::false_type{});
 }
 
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
