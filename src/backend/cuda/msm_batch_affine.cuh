@@ -26,9 +26,14 @@
  *                               again by levels, the last few hundred values inverted by
  *                               the CPU (a Fermat chain in one GPU thread takes ~0.5 ms);
  *            ba_add             walks back through the thread's pairs: each pair's
- *                               inverse from the running products, then its sum.
+ *                               inverse from the running products, then its sum
+ *                               (ba_add2 with two walks a thread interleaved:
+ *                               G16_GPU_MSM_WALKS=2, not yet measured on a GPU).
  *   finish: when no run is longer than `tail` points, one thread per bucket sums what is
  *          left into an XYZZ bucket (ba_finish), ready for the usual reduction.
+ * The rounds themselves (ba_rounds) take any set of runs: ba_accumulate gives them the
+ * windows' buckets, ba_sum_list one bucket holding a whole list (the MSM's scalars equal
+ * to one, when ba_ones_use says so).
  * Round 0 reads the bases through the sorted (index | sign) list; later rounds read the
  * previous round's sums. Special pairs (a point at infinity, equal x) get denominator 1 and
  * are summed by affine_add_with_inverse's own cases. G1's kernels load the next pair's
@@ -38,8 +43,8 @@
  * Each kernel is a thread body (a functor: body(t) is thread t's work) that an executor
  * runs: ba_device_exec as kernels on the context's stream, ba_host_exec thread by thread
  * on the host, so that the tests check this very code against the CPU in any CUDA build
- * (cuda_msm_affine_emulate, test_cuda_msm_emu); ba_tuning's knobs let small inputs reach
- * every path there.
+ * (cuda_msm_affine_emulate, cuda_msm_sum_emulate, test_cuda_msm_emu); ba_tuning's knobs
+ * let small inputs reach every path there.
  *
  * Memory: two ping-pong point buffers (half and a quarter of the group's points, plus a
  * point per bucket for odd runs), a field element and 8 bytes per pair of a chunk, the
