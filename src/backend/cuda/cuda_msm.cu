@@ -186,36 +186,19 @@ __global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, u
         bounds_entry(start, end, keys, m, nb, base, p);
 }
 
-/* An affine point by 16-byte loads (the arrays come from cudaMalloc and points are 96 or
- * 192 bytes, so every point is 16-byte aligned). */
-template <class F>
-G16_HD affine_d<F> load_affine(const affine_d<F> *p)
+/* A point or a field element from global memory by 16-byte loads (the arrays come from
+ * cudaMalloc and points are 96 or 192 bytes, so every point and coordinate is 16-byte
+ * aligned); a plain read on the host (the emulation of msm_batch_affine.cuh). */
+template <class T>
+G16_HD T load_global(const T *p)
 {
-    static_assert(sizeof(affine_d<F>) % 16 == 0, "affine points are whole 16-byte words");
+    static_assert(sizeof(T) % 16 == 0, "points and field elements are whole 16-byte words");
 #ifdef __CUDA_ARCH__
-    affine_d<F> r;
+    T r;
     const uint4 *src = (const uint4 *)p;
     uint4 *dst = (uint4 *)&r;
 #pragma unroll
-    for (unsigned k = 0; k < sizeof(affine_d<F>) / 16; k++)
-        dst[k] = __ldg(&src[k]);
-    return r;
-#else
-    return *p; /* the host emulation of msm_batch_affine.cuh */
-#endif
-}
-
-/* A field element (a point's x) from global memory in 16-byte words, as load_affine. */
-template <class F>
-G16_HD F load_field(const F *p)
-{
-    static_assert(sizeof(F) % 16 == 0, "field elements are whole 16-byte words");
-#ifdef __CUDA_ARCH__
-    F r;
-    const uint4 *src = (const uint4 *)p;
-    uint4 *dst = (uint4 *)&r;
-#pragma unroll
-    for (unsigned k = 0; k < sizeof(F) / 16; k++)
+    for (unsigned k = 0; k < sizeof(T) / 16; k++)
         dst[k] = __ldg(&src[k]);
     return r;
 #else
@@ -233,13 +216,13 @@ __device__ __forceinline__ void add_run(xyzz_d<F> &acc, const affine_d<F> *bases
     if (p >= e)
         return;
     uint32_t v = run[p];
-    affine_d<F> next = load_affine(&bases[v & 0x7fffffffu]);
+    affine_d<F> next = load_global(&bases[v & 0x7fffffffu]);
     for (; p < e; p++) {
         affine_d<F> b = next;
         bool negate = v >> 31;
         if (p + 1 < e) {
             v = run[p + 1];
-            next = load_affine(&bases[v & 0x7fffffffu]);
+            next = load_global(&bases[v & 0x7fffffffu]);
         }
         if (negate)
             b = affine_neg(b);
@@ -577,29 +560,34 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
 
     /* 2. the ones: by batch-affine rounds as one bucket (msm_batch_affine.cuh) when they
      * are many, else by the tree of XYZZ sums. */
-    const uint32_t chunk = 32;
-    if (ba_ones_use(ones)) {
-        ba_device_exec ex;
-        ex.ctx = ctx;
-        dev_buf<X> sum;
-        size_t rounds;
-        if ((s = sum.alloc(ctx, 1, "MSM ones' sum")) ||
-            (s = ba_sum_list<F>(ex, sum.p, bases, idx_one.p, ones, ba_tuning_default(), &rounds)))
-            return s;
-        CUDA_TRY(cudaMemcpyAsync(&out[0], sum.p, sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
-    } else if (ones) {
-        uint32_t parts = (ones + chunk - 1) / chunk;
+    {  /* the sums' buffers go back to the pool before Pippenger's are taken */
+        const uint32_t chunk = 32;
         dev_buf<X> pa, pb;
-        if ((s = pa.alloc(ctx, parts, "MSM partial sums")) || (s = pb.alloc(ctx, parts, "MSM partial sums")))
-            return s;
-        k_sum_indexed<F><<<blocks_for(parts, 64), 64, 0, st>>>(pa.p, bases, idx_one.p, ones, chunk, parts);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-        X *sum;
-        if ((s = reduce_groups<F>(ctx, &sum, pa.p, pb.p, 1, parts)))
-            return s;
-        CUDA_TRY(cudaMemcpyAsync(&out[0], sum, sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+        X *ones_sum = nullptr;
+        if (ba_ones_use(ones)) {
+            ba_device_exec ex;
+            ex.ctx = ctx;
+            size_t rounds;
+            if ((s = pa.alloc(ctx, 1, "MSM ones' sum")) ||
+                (s = ba_sum_list<F>(ex, pa.p, bases, idx_one.p, ones, ba_tuning_default(), &rounds)))
+                return s;
+            ones_sum = pa.p;
+        } else if (ones) {
+            uint32_t parts = (ones + chunk - 1) / chunk;
+            if ((s = pa.alloc(ctx, parts, "MSM partial sums")) ||
+                (s = pb.alloc(ctx, parts, "MSM partial sums")))
+                return s;
+            k_sum_indexed<F><<<blocks_for(parts, 64), 64, 0, st>>>(pa.p, bases, idx_one.p, ones,
+                                                                   chunk, parts);
+            CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+            if ((s = reduce_groups<F>(ctx, &ones_sum, pa.p, pb.p, 1, parts)))
+                return s;
+        }
+        if (ones_sum) {
+            CUDA_TRY(cudaMemcpyAsync(&out[0], ones_sum, sizeof(X), cudaMemcpyDeviceToHost, st),
+                     G16_ERR_INTERNAL);
+            CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+        }
     }
     CUDA_TRY(cudaEventRecord(ctx->ev[2], st), G16_ERR_INTERNAL);
     if (m == 0) {

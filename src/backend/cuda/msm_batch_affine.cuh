@@ -1,6 +1,6 @@
 /* Batch-affine bucket accumulation for the GPU MSM (included by cuda_msm.cu inside its
  * anonymous namespace: it uses that file's scalar_d, digit_entry, bounds_entry,
- * load_affine, load_field and blocks_for).
+ * load_global and blocks_for).
  *
  * Why: the XYZZ accumulation (k_accumulate) pays a mixed addition per point, 8 products
  * and 2 squarings plus ~7 additions; an affine addition P + Q = (l^2 - x1 - x2,
@@ -145,15 +145,15 @@ struct ba_source {
     G16_HD affine_d<F> load(uint32_t p) const
     {
         if (!refs)
-            return load_affine(&pts[p]);
+            return load_global(&pts[p]);
         uint32_t v = refs[p];
-        affine_d<F> a = load_affine(&bases[v & 0x7fffffffu]);
+        affine_d<F> a = load_global(&bases[v & 0x7fffffffu]);
         return v >> 31 ? affine_neg(a) : a;
     }
     /* Point p's x alone (a sign changes only y). */
     G16_HD F load_x(uint32_t p) const
     {
-        return load_field(refs ? &bases[refs[p] & 0x7fffffffu].x : &pts[p].x);
+        return load_global(refs ? &bases[refs[p] & 0x7fffffffu].x : &pts[p].x);
     }
 };
 
@@ -358,14 +358,11 @@ struct ba_add {
     uint32_t qn, K;
     G16_HD void operator()(uint32_t t) const
     {
-        uint32_t j0 = ba_first_pair(t, K);
-        if (j0 >= qn)
+        uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K);
+        if (n == 0)
             return;
-        uint32_t last = (qn - 1 - j0) / 32;
-        if (last >= K)
-            last = K - 1;
         F inv = prod_inv[t];
-        uint32_t j = j0 + 32 * last;
+        uint32_t j = j0 + 32 * (n - 1);
         uint2 p = io[j];
         affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
         for (;;) {
@@ -768,7 +765,8 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
         constexpr bool PF = decltype(prefetch)::value, TWO = decltype(two_walks)::value;
         constexpr unsigned WALKS = TWO ? 2 : 1;
         g16_status s;
-        if ((s = ex.run(T, block, ba_denominators<F, PF, WALKS>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+        if ((s = ex.run(T, block,
+                        ba_denominators<F, PF, WALKS>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
             (s = batch_inverse<F>(ex, prod, WALKS * T, scratch, host, tn)))
             return s;
         if constexpr (TWO)
