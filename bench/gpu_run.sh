@@ -39,8 +39,6 @@
 #              run, e.g. G16_GPU_MSM_PREFETCH=0)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
 #   sass       the SASS instruction mix of G1's pair kernels (cuobjdump)
-#   walks      MSMs 2^24-2^27 with one and two walks back a thread (G16_GPU_MSM_WALKS,
-#              WALKS_VALUES), and test_cuda_msm with two
 #   prefetch   G1's MSMs 2^24-2^27 with and without the pair kernels' prefetch
 #              (PREFETCH_VALUES="0": the variant without it alone)
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
@@ -254,12 +252,6 @@ for step in "${steps[@]}"; do
         sort | uniq -c | sort -rn | head -12 | awk '{ printf "%s %s, ", $2, $1 }')"
     done
     row sass "done" ;;
-  walks)
-    # Two walks back a thread (G16_GPU_MSM_WALKS=2: ba_add2) against one, side by side;
-    # test_cuda_msm once more with two walks.
-    G16_GPU_MSM_WALKS=2 run test_cuda_msm_walks2 300 build-gpu/test_cuda_msm
-    grep -hE 'differ|FAIL|checks' "$logs/test_cuda_msm_walks2.txt" | head -10 | sed 's/^/    /'
-    msm_sweep G16_GPU_MSM_WALKS "${WALKS_VALUES:-1 2}" walks ${MSM_LIMIT:-150} --min-log2 24 --max-log2 27 ;;
   prefetch)
     # G1's pair kernels without their prefetch (G16_GPU_MSM_PREFETCH=0: 126 registers and 16
     # warps an SM for ba_add instead of 168 and 12), against the default in the same call.

@@ -69,18 +69,17 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
     } while (0)
 
 /* The device's defaults, and knobs for small inputs (group_points: windows a group);
- * tuning 1 walks each thread's pairs back in two halves (ba_add2), tuning 2 runs G1's pair
- * kernels without their prefetch (the other variants). */
-static const char *tuning_names[] = {"defaults", "tail 1, one window a group, K <= 16, levels, two walks",
+ * tuning 2 also runs G1's pair kernels without their prefetch (the other variant). */
+static const char *tuning_names[] = {"defaults", "tail 1, one window a group, K <= 16, levels",
                                      "tail 3, three windows a group, wide levels, no prefetch"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0};
     if (t == 1)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 2};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0};
     else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 1};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1};
     return tn;
 }
 

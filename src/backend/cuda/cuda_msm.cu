@@ -660,8 +660,6 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
         tn.wide_levels_from = tuning->wide_levels_from ? tuning->wide_levels_from : tn.wide_levels_from;
         if (tuning->no_prefetch)
             tn.prefetch = 0;
-        if (tuning->walks)
-            tn.walks = tuning->walks;
     }
     return tn;
 }

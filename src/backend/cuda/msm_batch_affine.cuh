@@ -26,9 +26,7 @@
  *                               again by levels, the last few hundred values inverted by
  *                               the CPU (a Fermat chain in one GPU thread takes ~0.5 ms);
  *            ba_add             walks back through the thread's pairs: each pair's
- *                               inverse from the running products, then its sum
- *                               (ba_add2 with two walks a thread interleaved:
- *                               G16_GPU_MSM_WALKS=2, not yet measured on a GPU).
+ *                               inverse from the running products, then its sum.
  *   finish: when no run is longer than `tail` points, one thread per bucket sums what is
  *          left into an XYZZ bucket (ba_finish), ready for the usual reduction.
  * The rounds themselves (ba_rounds) take any set of runs: ba_accumulate gives them the
@@ -71,7 +69,6 @@ struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
     unsigned block; /* threads per block of the pair kernels; 0: by field (ba_pair_block) */
     int prefetch;   /* G1's pair kernels load the next pair ahead: -1 by field, 0 or 1 */
-    uint32_t walks; /* 1: ba_add walks a thread's pairs back in one chain; 2: ba_add2, two */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 16 };
@@ -84,7 +81,7 @@ enum { BA_MAX_PAIRS_PER_THREAD = 16 };
  * ba_denominators 72 instead of 124 (ptxas, sm_90; bench/NOTES.md). */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1, 1};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -94,9 +91,6 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_PREFETCH");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         t.prefetch = env[0] - '0';
-    env = getenv("G16_GPU_MSM_WALKS");
-    if (env && (env[0] == '1' || env[0] == '2') && env[1] == 0)
-        t.walks = (uint32_t)(env[0] - '0');
     return t;
 }
 
@@ -113,18 +107,18 @@ bool ba_use(uint32_t m)
 
 /* Whether the n bases with scalar one are summed by the rounds (ba_sum_list) rather than
  * by the tree of XYZZ sums: G16_GPU_MSM_AFFINE forces it as for the others (the GPU tests'
- * batch-affine passes), else from BA_MIN_ONES up once a GPU run has measured it
- * (BA_ONES_DEFAULT; written after session 9's last GPU call, prediction in
- * bench/NOTES.md). The rounds pay ~6 products an addition against the tree's ~10, and two
- * host round trips a round (log2(n / tail) rounds): estimated even near 2^23 points (the
- * tree sums ~1.5e9 points/s, the rounds' pairs ~2.3e9/s plus ~0.1 ms a round). */
-enum { BA_MIN_ONES = 1 << 23, BA_ONES_DEFAULT = 0 };
+ * batch-affine passes), else from BA_MIN_ONES up. The rounds pay ~6 products an addition
+ * against the tree's ~10, and two host round trips a round (log2(n / tail) rounds), so
+ * they win on long lists: measured on the H200 (session 10, run 31) 40 M ones 27.9 ->
+ * 17.7 ms, 20 M 14.5 -> 10.4 ms; near 2^23 points the two are estimated even (the tree
+ * sums ~1.5e9 points/s, the rounds' pairs ~2.3e9/s plus ~0.1 ms a round). */
+enum { BA_MIN_ONES = 1 << 23 };
 bool ba_ones_use(uint32_t n)
 {
     const char *env = getenv("G16_GPU_MSM_AFFINE");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         return env[0] == '1' && n > 0;
-    return BA_ONES_DEFAULT && n >= BA_MIN_ONES;
+    return n >= BA_MIN_ONES;
 }
 
 /* Whether a field's round kernels may load the next pair ahead (G1: registers to spare),
@@ -286,13 +280,9 @@ G16_HD uint32_t ba_thread_pairs(uint32_t j0, uint32_t qn, uint32_t K)
 }
 
 /* Thread t's pairs: pre[j] = the product of its denominators up to pair j (chunk-local),
- * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). With
- * two walks (ba_add2) the pairs are two halves, the first (n + 1) / 2 and the rest, each
- * with its own running product: prod[2 t] and prod[2 t + 1]. PF: the next pair's x's are
- * loaded while the current one is multiplied in. WALKS (1 or 2) is a template parameter so
- * that the one-walk kernel keeps its registers (ptxas: 98 for G1 with the prefetch, 108
- * with the split decided at run time). */
-template <class F, bool PF, unsigned WALKS>
+ * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). PF: the
+ * next pair's x's are loaded while the current one is multiplied in. */
+template <class F, bool PF>
 struct ba_denominators {
     F *pre, *prod;
     uint2 *io;
@@ -304,8 +294,6 @@ struct ba_denominators {
     {
         F acc = F::one();
         uint32_t j = ba_first_pair(t, K), b = 0;
-        uint32_t split = WALKS == 2 ? (ba_thread_pairs(j, qn, K) + 1) / 2 : K;
-        F *prod_t = prod + (size_t)WALKS * t;
         if (j < qn) {
             uint2 p = ba_locate(q0 + j, first, s, nb, b);
             F a = src.load_x(p.x), c = src.load_x(p.x + 1);
@@ -324,10 +312,6 @@ struct ba_denominators {
                 pre[j] = acc;
                 if (!more)
                     break;
-                if (i + 1 == split) {
-                    *prod_t++ = acc;
-                    acc = F::one();
-                }
                 j = jn;
                 if (PF) {
                     p = pn;
@@ -340,9 +324,7 @@ struct ba_denominators {
                 }
             }
         }
-        prod_t[0] = acc;
-        if (WALKS == 2 && prod_t == prod + 2 * (size_t)t)
-            prod_t[1] = F::one(); /* no second half */
+        prod[t] = acc;
     }
 };
 
@@ -395,72 +377,6 @@ struct ba_add {
                 a = src.load(p.x);
                 c = src.load(p.x + 1);
             }
-        }
-    }
-};
-
-/* Two walks back interleaved (ba_tuning.walks = 2): ba_add's walk is a chain of dependent
- * products (each pair's inverse needs the previous pair's), and run 27 found its warps
- * stalled on the products' latency (~1 instruction a cycle an SM, the FMA pipe 31% busy,
- * 12 warps an SM). Here a thread walks its two halves (ba_denominators' split) side by
- * side: each step starts a pair of each half (loads, inverse, chord) in one block of
- * independent products, then finishes both (the rare cases by the call, the stores, the
- * running inverses). No prefetch: each walk's loads wait behind the other's products. */
-template <class F>
-struct ba_walk_pair {
-    uint2 p;
-    affine_d<F> a, c, r;
-    F inv_j, d;
-    bool chord;
-};
-
-template <class F>
-G16_HD void ba_walk_begin(ba_walk_pair<F> &w, const uint2 *io, const ba_source<F> &src, const F *pre,
-                          uint32_t j, bool first_of_half, const F &inv)
-{
-    w.p = io[j];
-    w.a = src.load(w.p.x);
-    w.c = src.load(w.p.x + 1);
-    w.inv_j = first_of_half ? inv : inv * pre[j - 32];
-    w.chord = affine_add_is_chord(w.a, w.c, &w.d);
-    w.r = affine_add_chord(w.a, w.c, w.inv_j); /* garbage unless w.chord */
-}
-
-template <class F>
-G16_HD void ba_walk_end(ba_walk_pair<F> &w, affine_d<F> *out)
-{
-    if (!w.chord)
-        w.r = affine_add_with_inverse(w.a, w.c, w.inv_j);
-    out[w.p.y] = w.r;
-}
-
-template <class F>
-struct ba_add2 {
-    affine_d<F> *out;
-    const F *pre, *prod_inv;
-    const uint2 *io;
-    ba_source<F> src;
-    uint32_t qn, K;
-    G16_HD void operator()(uint32_t t) const
-    {
-        uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K), h = (n + 1) / 2;
-        if (n == 0)
-            return;
-        F inv_a = prod_inv[2 * t], inv_b = prod_inv[2 * t + 1];
-        ba_walk_pair<F> wa, wb;
-        /* Both halves: pair h - 1 - k of the first, n - 1 - k of the second. */
-        for (uint32_t k = 0; k < n - h; k++) {
-            uint32_t ia = h - 1 - k, ib = n - 1 - k;
-            ba_walk_begin(wa, io, src, pre, j0 + 32 * ia, ia == 0, inv_a);
-            ba_walk_begin(wb, io, src, pre, j0 + 32 * ib, ib == h, inv_b);
-            ba_walk_end(wa, out);
-            ba_walk_end(wb, out);
-            inv_a = inv_a * wa.d;
-            inv_b = inv_b * wb.d;
-        }
-        if (h > n - h) { /* odd n: the first half's pair 0 is left */
-            ba_walk_begin(wa, io, src, pre, j0, true, inv_a);
-            ba_walk_end(wa, out);
         }
     }
 };
@@ -751,9 +667,9 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
-/* One chunk of a round's pairs: the denominators, their batch inversion, the sums (one
- * walk a thread, or two with tn.walks = 2). G1's pair kernels load the next pair ahead
- * unless tn.prefetch is 0 (ba_add2 never does); G2's never (no registers to spare). */
+/* One chunk of a round's pairs: the denominators, their batch inversion, the sums. G1's
+ * pair kernels load the next pair ahead unless tn.prefetch is 0; G2's never (no registers
+ * to spare), so G2 instantiates one variant of each kernel. */
 template <class F, class Exec>
 g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
@@ -761,35 +677,25 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          affine_d<F> *out, const ba_tuning &tn)
 {
     unsigned block = ba_pair_block<F>(tn);
-    auto chunk = [&](auto prefetch, auto two_walks) -> g16_status {
-        constexpr bool PF = decltype(prefetch)::value, TWO = decltype(two_walks)::value;
-        constexpr unsigned WALKS = TWO ? 2 : 1;
+    auto chunk = [&](auto prefetch) -> g16_status {
+        constexpr bool PF = decltype(prefetch)::value;
         g16_status s;
-        if ((s = ex.run(T, block,
-                        ba_denominators<F, PF, WALKS>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
-            (s = batch_inverse<F>(ex, prod, WALKS * T, scratch, host, tn)))
+        if ((s = ex.run(T, block, ba_denominators<F, PF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+            (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
             return s;
-        if constexpr (TWO)
-            return ex.run(T, block, ba_add2<F>{out, pre, prod, io, src, qn, K});
-        else
-            return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
-    };
-    auto walks = [&](auto prefetch) -> g16_status {
-        if (tn.walks == 2)
-            return chunk(prefetch, std::true_type{});
-        return chunk(prefetch, std::false_type{});
+        return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
     };
     if constexpr (ba_prefetch<F>::value) {
         if (tn.prefetch != 0)
-            return walks(std::true_type{});
+            return chunk(std::true_type{});
     }
-    return walks(std::false_type{});
+    return chunk(std::false_type{});
 }
 
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
  * buffers (half and a quarter of the points, plus a point per bucket for odd runs), the
  * runs' bounds for the next rounds, the pairs' counts, and a chunk's running products,
- * indices and inversion scratch (twice the threads' products with two walks). */
+ * indices and inversion scratch. */
 template <class F, class Exec>
 struct ba_round_bufs {
     typename Exec::template buf<uint32_t> bounds, longest;
@@ -817,7 +723,6 @@ struct ba_round_bufs {
             max_threads = chunk_pairs + 32;
         cap[0] = gm / 2 + gnb;
         cap[1] = gm / 4 + gnb;
-        size_t walks = tn.walks == 2 ? 2 : 1; /* running products a thread */
         g16_status s;
         if ((s = ex.alloc(bounds, 4 * gnb, "MSM bucket bounds")) ||
             (s = ex.alloc(longest, 1, "MSM counts")) ||
@@ -827,8 +732,8 @@ struct ba_round_bufs {
             (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
             (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
             (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices")) ||
-            (s = ex.alloc(prod, walks * max_threads, "MSM batch-affine denominators")) ||
-            (s = ex.alloc(scratch, ba_inverse_scratch(walks * max_threads), "MSM batch inversion")))
+            (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
+            (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")))
             return s;
         if (!(host.p = (F *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(F))))
             return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
