@@ -136,6 +136,21 @@ int main(int argc, char **argv)
         else
             printf("| %s | failed: %s |\n", rate_names[w], g16_last_error());
     }
+    /* The same chains at fewer warps an SM: the round kernels run 12 (G1) and 8 (G2). */
+    static const unsigned warps[] = {4, 8, 12, 16, 32};
+    printf("\n| products per second at W warps an SM | W = 4 | 8 | 12 | 16 | 32 |\n"
+           "|---|---|---|---|---|---|\n");
+    for (int field = 1; field <= 2; field++) {
+        printf("| %s mul |", field == 1 ? "Fp" : "Fp2");
+        for (size_t k = 0; k < sizeof warps / sizeof warps[0]; k++) {
+            double rate = 0;
+            if (cuda_product_rate_at(ctx, &rate, field, warps[k]) == G16_OK)
+                printf(" %.3g |", rate);
+            else
+                printf(" failed: %s |", g16_last_error());
+        }
+        printf("\n");
+    }
 
     printf("\n| MSM | n | ms | sppark ms | goal ms | others | c | pieces | classify | ones | sort | "
            "accumulate | reduce | exact |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -5,7 +5,8 @@
 #   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [part26s]
 #                    [part26g2] [job26] [job26c] [part27] [pipe24] [windows] [cpu] [cpu-ifma]
 #                    [cpu-windows]
-#   build      the targets the other steps need (always run first when absent)
+#   build      the targets the other steps need (always run first when absent;
+#              BUILD_TARGETS="..." builds those alone: a short call's minutes)
 #   tests      every GPU test, each against the CPU, and a snarkjs proof on the GPU
 #   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
 #   ntt        bench_gpu_ntt
@@ -28,6 +29,7 @@
 #              a 64G budget (issue 7's <= 64 GiB)
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
+#   g2         bench_gpu_msm's G2 MSMs 2^24 and 2^26 and the arithmetic rates
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
 #   profile    Nsight Compute: the GPU time of every kernel of a G1 dense 2^26 MSM, summed
@@ -85,9 +87,9 @@ build() {
   local t0=$(date +%s)
   if cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON -DG16_DAEMON=OFF \
        "${prefix_flags[@]}" >"$logs/build.log" 2>&1 &&
-     cmake --build build-gpu -j "$jobs" --target g16_cli test_cuda_arith test_cuda_msm \
-       test_cuda_ntt test_cuda_probe test_cuda_pipeline test_fixed_base bench_gpu_msm \
-       bench_gpu_ntt >>"$logs/build.log" 2>&1; then
+     cmake --build build-gpu -j "$jobs" --target ${BUILD_TARGETS:-g16_cli test_cuda_arith \
+       test_cuda_msm test_cuda_ntt test_cuda_probe test_cuda_pipeline test_fixed_base \
+       bench_gpu_msm bench_gpu_ntt} >>"$logs/build.log" 2>&1; then
     row build "ok ($(( $(date +%s) - t0 )) s)"
   else
     tail -30 "$logs/build.log"
@@ -187,6 +189,12 @@ for step in "${steps[@]}"; do
     run test_cuda_msm 300 build-gpu/test_cuda_msm
     grep -hE 'bucket accumulation|differ|FAIL|checks' "$logs"/test_cuda_arith_device.txt \
       "$logs"/test_cuda_msm.txt | head -20 | sed 's/^/    /'
+    ;;
+  g2)
+    # The G2 MSMs (2^24, 2^26) and the arithmetic rates (Fp2 product, G2 addition): what an
+    # Fp2 change moves.
+    run msm_g2 ${MSM_LIMIT:-120} build-gpu/bench_gpu_msm --case G2 --min-log2 24 --max-log2 26 --reps 2
+    grep -hE '^\| (Fp|Fr|G1 add|G2)' "$logs/msm_g2.txt" | sed 's/^/    /'
     ;;
   affine)
     # The two bucket accumulations side by side: batch-affine rounds, then XYZZ

@@ -97,6 +97,26 @@ static void check_field_fp2(size_t n)
     fp2_zero(&a[0]);
     fp2_one(&b[1]);
     fp2_neg(&a[2], &b[2]);
+    /* Coefficients whose Montgomery limbs are p - 1 (the largest value an element's limbs
+     * hold) on either side, zero beside them: Karatsuba's sums and differences at their
+     * extremes. */
+    fp_t top;
+    memcpy(&top, FP_MODULUS, sizeof top);
+    top.l[0] -= 1;
+    fp_t zero;
+    fp_zero(&zero);
+    if (n > 8) {
+        a[3] = (fp2_t){top, top};
+        b[3] = (fp2_t){top, top};
+        a[4] = (fp2_t){zero, top};
+        b[4] = (fp2_t){zero, top};
+        a[5] = (fp2_t){top, zero};
+        b[5] = (fp2_t){zero, top};
+        a[6] = (fp2_t){zero, top};
+        b[6] = (fp2_t){top, top};
+        a[7] = (fp2_t){top, top};
+        b[7] = (fp2_t){top, zero};
+    }
     for (int op = OP_ADD; op <= OP_INV; op++) {
         if (op == OP_FROM_MONT)
             continue;

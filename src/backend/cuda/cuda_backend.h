@@ -196,6 +196,12 @@ g16_status cuda_host_batch_inverse(void *values, size_t n, int field);
  * register-resident dependent chains over the whole device. */
 g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int what, const void *points_host);
 
+/* The product rate (field 1 Fp, 2 Fp2) with warps_per_sm warps an SM (4 .. 32, a multiple
+ * of 4: blocks of 128 threads): how many warps a dependent chain of products a thread
+ * needs to reach the ceiling, against the round kernels' occupancy (G1 12, G2 8). Run 33:
+ * 8 already do. */
+g16_status cuda_product_rate_at(cuda_ctx *ctx, double *per_second, int field, unsigned warps_per_sm);
+
 #ifdef __cplusplus
 }
 #endif

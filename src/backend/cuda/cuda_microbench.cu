@@ -86,3 +86,20 @@ extern "C" g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int wha
     default: return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_arith_rate: what %d", what);
     }
 }
+
+extern "C" g16_status cuda_product_rate_at(cuda_ctx *ctx, double *per_second, int field,
+                                           unsigned warps_per_sm)
+{
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    int sms = 0;
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device),
+             G16_ERR_INTERNAL);
+    if (warps_per_sm < 4 || warps_per_sm % 4 || warps_per_sm > 32)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_product_rate_at: %u warps", warps_per_sm);
+    unsigned blocks = (unsigned)sms * (warps_per_sm / 4), threads = 128;
+    switch (field) {
+    case 1: return mul_rate<fp_d>(ctx, per_second, blocks, threads, 2048);
+    case 2: return mul_rate<fp2_d>(ctx, per_second, blocks, threads, 512);
+    default: return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_product_rate_at: field %d", field);
+    }
+}
