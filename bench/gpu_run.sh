@@ -5,8 +5,9 @@
 #   bench/gpu_run.sh [build] [tests] [msm] [msm-quick] [ntt] [pipe20] [part26] [part26s]
 #                    [part26g2] [job26] [job26c] [part27] [pipe24] [windows] [cpu] [cpu-ifma]
 #                    [cpu-windows]
-#   build      the targets the other steps need (always run first when absent;
-#              BUILD_TARGETS="..." builds those alone: a short call's minutes)
+#   build      the targets the other steps need (run first when absent and nothing was
+#              carried; BUILD_TARGETS="..." builds those alone). Binaries packed here by
+#              tools/device-pack.sh and carried as build-var/ are used instead of a build.
 #   tests      every GPU test, each against the CPU, and a snarkjs proof on the GPU
 #   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
 #   ntt        bench_gpu_ntt
@@ -40,6 +41,8 @@
 #              names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
 #              run, e.g. G16_GPU_MSM_PREFETCH=0)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
+#   chain-stalls  the same for the register-resident chain of Fp products (the ceiling
+#              the pair kernels are measured against)
 #   sass       the SASS instruction mix of G1's pair kernels (cuobjdump)
 #   prefetch   G1's MSMs 2^24-2^27 with and without the pair kernels' prefetch
 #              (PREFETCH_VALUES="0": the variant without it alone)
@@ -163,7 +166,24 @@ bundle() {
   fi
 }
 
-[ -x $g16 ] || [[ " ${steps[*]} " == *" build "* ]] || build
+# Binaries built on the development machine (tools/device-pack.sh, carried as build-var/):
+# unpacked into build-gpu/ in place of a build (the g16 CLI finds libjansson in the .debs'
+# private prefix). The build step, if asked for, still builds and replaces them.
+carried=0
+if ls build-var/*.xz >/dev/null 2>&1; then
+  mkdir -p build-gpu /tmp/g16-deps
+  for f in build-var/*.xz; do
+    o=build-gpu/$(basename "$f" .xz)
+    xz -dc "$f" >"$o" 2>/dev/null ||
+      python3 -c 'import lzma, sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$f" >"$o"
+    chmod +x "$o"
+  done
+  for f in .debs/*.deb; do [ -f "$f" ] && dpkg -x "$f" /tmp/g16-deps; done
+  export LD_LIBRARY_PATH=/tmp/g16-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  carried=1
+  row carried "$(ls build-var/*.xz | xargs -n1 basename | sed 's/\.xz$//' | tr '\n' ' ')from $(cat build-var/COMMIT 2>/dev/null | tr '\n' ' ')"
+fi
+[ -x $g16 ] || [ $carried = 1 ] || [[ " ${steps[*]} " == *" build "* ]] || build
 for step in "${steps[@]}"; do
   echo "=== $step ($(date -u +%T))"
   case $step in
@@ -245,6 +265,12 @@ for step in "${steps[@]}"; do
     # FMA pipe's share, the stall reasons.
     ncu_sections ncu_stalls "${STALL_KERNELS:-ba_add|ba_denominators}" 40 "${STALL_COUNT:-2}" \
       build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1 ;;
+  chain-stalls)
+    # The same for the register-resident chain of Fp products (cuda_product_rate_at's
+    # kernel, the timed launch at 32 warps an SM): what its ceiling is, since it reaches it
+    # from 8 warps an SM (run 33) and ba_add runs at ~63% of it.
+    ncu_sections ncu_chain_stalls 'k_mul_chain<mont<fp_params' 1 1 \
+      build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 20 --max-log2 20 --reps 1 ;;
   ntt-stalls)
     # The same for the NTT's pass kernel, forward 2^27.
     ncu_sections ncu_ntt_stalls k_ntt_pass 6 2 build-gpu/bench_gpu_ntt --sizes 27 --reps 1 ;;
