@@ -75,10 +75,10 @@ enum { BA_MAX_PAIRS_PER_THREAD = 16 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch (benchmarks sweep them). Tail 8: G1 dense 2^26,
- * run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. The prefetch is open: G1's
- * ba_add runs at 60% of the multiply-add peak with 12 warps an SM (168 registers, of
- * which the next pair's points take ~40); without the prefetch it needs 126 (16 warps),
- * ba_denominators 72 instead of 124 (ptxas, sm_90; bench/NOTES.md). */
+ * run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. The prefetch stays on for
+ * G1: without it ba_add needs 126 registers instead of 168 (16 warps an SM instead of 12)
+ * and is 1-4% slower at every size (run 27), and a chain of products needs no more than 8
+ * warps an SM to reach its ceiling (run 33; bench/NOTES.md). */
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1};
