@@ -78,12 +78,17 @@ export G16_SOURCE_DIR=$PWD # the tests find their fixtures through it, as under 
   echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(free -g | awk '/Mem:/ {print $2}') GiB"
 } | tee "$logs/machine.txt"
 
+# Libraries the machine lacks travel as .deb files (carried as .debs): unpacked into a
+# private prefix, never into /. Returns 1 when there are none.
+unpack_debs() {
+  ls .debs/*.deb >/dev/null 2>&1 || return 1
+  mkdir -p /tmp/g16-deps
+  for f in .debs/*.deb; do dpkg -x "$f" /tmp/g16-deps; done
+}
+
 build() {
-  # Libraries the machine lacks travel as .deb files (carried as .debs): unpacked into a
-  # private prefix, never into /.
   local prefix_flags=()
-  if ls .debs/*.deb >/dev/null 2>&1; then
-    for f in .debs/*.deb; do dpkg -x "$f" /tmp/g16-deps; done
+  if unpack_debs; then
     prefix_flags=(-DCMAKE_PREFIX_PATH=/tmp/g16-deps/usr -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
   fi
   rm -f build-gpu/CMakeCache.txt
@@ -171,14 +176,14 @@ bundle() {
 # private prefix). The build step, if asked for, still builds and replaces them.
 carried=0
 if ls build-var/*.xz >/dev/null 2>&1; then
-  mkdir -p build-gpu /tmp/g16-deps
+  mkdir -p build-gpu
   for f in build-var/*.xz; do
     o=build-gpu/$(basename "$f" .xz)
     xz -dc "$f" >"$o" 2>/dev/null ||
       python3 -c 'import lzma, sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$f" >"$o"
     chmod +x "$o"
   done
-  for f in .debs/*.deb; do [ -f "$f" ] && dpkg -x "$f" /tmp/g16-deps; done
+  unpack_debs || true
   export LD_LIBRARY_PATH=/tmp/g16-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   carried=1
   row carried "$(ls build-var/*.xz | xargs -n1 basename | sed 's/\.xz$//' | tr '\n' ' ')from $(cat build-var/COMMIT 2>/dev/null | tr '\n' ' ')"

@@ -67,16 +67,27 @@ g16_status madd_rate(cuda_ctx *ctx, double *rate, const void *points_host, unsig
     return G16_OK;
 }
 
+/* The context's device made current, and its SM count. */
+g16_status device_sms(cuda_ctx *ctx, unsigned *sms)
+{
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    int n = 0;
+    CUDA_TRY(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, ctx->device),
+             G16_ERR_INTERNAL);
+    *sms = (unsigned)n;
+    return G16_OK;
+}
+
 } // namespace
 
 extern "C" g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int what,
                                       const void *points_host)
 {
-    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
-    int sms = 0;
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device),
-             G16_ERR_INTERNAL);
-    unsigned blocks = (unsigned)sms * 8, threads = 128;
+    unsigned sms = 0;
+    g16_status st = device_sms(ctx, &sms);
+    if (st)
+        return st;
+    unsigned blocks = sms * 8, threads = 128;
     switch (what) {
     case 0: return mul_rate<fr_d>(ctx, per_second, blocks, threads, 4096);
     case 1: return mul_rate<fp_d>(ctx, per_second, blocks, threads, 2048);
@@ -90,13 +101,13 @@ extern "C" g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int wha
 extern "C" g16_status cuda_product_rate_at(cuda_ctx *ctx, double *per_second, int field,
                                            unsigned warps_per_sm)
 {
-    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
-    int sms = 0;
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx->device),
-             G16_ERR_INTERNAL);
     if (warps_per_sm < 4 || warps_per_sm % 4 || warps_per_sm > 32)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_product_rate_at: %u warps", warps_per_sm);
-    unsigned blocks = (unsigned)sms * (warps_per_sm / 4), threads = 128;
+    unsigned sms = 0;
+    g16_status st = device_sms(ctx, &sms);
+    if (st)
+        return st;
+    unsigned blocks = sms * (warps_per_sm / 4), threads = 128;
     switch (field) {
     case 1: return mul_rate<fp_d>(ctx, per_second, blocks, threads, 2048);
     case 2: return mul_rate<fp2_d>(ctx, per_second, blocks, threads, 512);
