@@ -30,6 +30,8 @@
 #              a 64G budget (issue 7's <= 64 GiB)
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
+#   ab         builds and settings side by side (AB_RUNS, AB_ARGS: see the step)
+#   test_cuda_ntt  test_cuda_ntt only
 #   g2         bench_gpu_msm's G2 MSMs 2^24 and 2^26 and the arithmetic rates
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
@@ -39,7 +41,7 @@
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for G1's pair
 #              kernels (dense 2^26): what bounds them (STALL_KERNELS: a regex of kernel
 #              names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
-#              run, e.g. G16_GPU_MSM_PREFETCH=0)
+#              run, e.g. G16_GPU_MSM_PREFETCH=0; STALL_BIN: another bench_gpu_msm build)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
 #   chain-stalls  the same for the register-resident chain of Fp products (the ceiling
 #              the pair kernels are measured against)
@@ -158,7 +160,8 @@ ncu_sections() {
     --page details --print-units base --log-file "$logs/$name.txt.log" \
     --kernel-name-base demangled -k regex:"$regex" --launch-skip "$skip" --launch-count "$count" \
     --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-    --section InstructionStats "$@"
+    --section InstructionStats \
+    --metrics 'regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$' "$@"
   grep -vE '^ *-+ *-+|^ *$' "$logs/$name.txt.log" | cut -c1-160 | head -150 | sed 's/^/    /'
 }
 
@@ -215,6 +218,23 @@ for step in "${steps[@]}"; do
     grep -hE 'bucket accumulation|differ|FAIL|checks' "$logs"/test_cuda_arith_device.txt \
       "$logs"/test_cuda_msm.txt | head -20 | sed 's/^/    /'
     ;;
+  ab)
+    # Builds side by side in one call: AB_RUNS lists BINARY[:VAR=VALUE,...] entries
+    # (binaries in build-gpu/, e.g. a bench_gpu_msm_base.xz carried beside the tree's
+    # build), each run with AB_ARGS (default: G1 dense 2^24 to 2^26, two reps).
+    for entry in ${AB_RUNS:-bench_gpu_msm}; do
+      bin=${entry%%:*}
+      vars=$([ "$bin" = "$entry" ] || echo "${entry#*:}" | tr ',' ' ')
+      name=ab_$(echo "$entry" | tr -c 'A-Za-z0-9_\n' '_')
+      eval "args=(${AB_ARGS:---case \"G1 dense\" --min-log2 24 --max-log2 26 --reps 2})"
+      run "$name" ${AB_LIMIT:-120} env $vars "build-gpu/$bin" "${args[@]}"
+      grep -h '^| G' "$logs/$name.txt" | sed "s/^/    $entry: /"
+    done
+    ;;
+  test_cuda_ntt)
+    run test_cuda_ntt 300 build-gpu/test_cuda_ntt
+    grep -hE 'differ|FAIL|checks' "$logs"/test_cuda_ntt.txt | head -20 | sed 's/^/    /'
+    ;;
   g2)
     # The G2 MSMs (2^24, 2^26) and the arithmetic rates (Fp2 product, G2 addition): what an
     # Fp2 change moves.
@@ -268,8 +288,9 @@ for step in "${steps[@]}"; do
   stalls)
     # Why G1's pair kernels (dense 2^26, past the warm-up) run as they do: issue slots, the
     # FMA pipe's share, the stall reasons.
-    ncu_sections ncu_stalls "${STALL_KERNELS:-ba_add|ba_denominators}" 40 "${STALL_COUNT:-2}" \
-      build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1 ;;
+    ncu_sections ncu_stalls${STALL_BIN:+_$STALL_BIN} "${STALL_KERNELS:-ba_add|ba_denominators}" 40 \
+      "${STALL_COUNT:-2}" build-gpu/${STALL_BIN:-bench_gpu_msm} --case "G1 dense" --min-log2 26 \
+      --max-log2 26 --reps 1 ;;
   chain-stalls)
     # The same for the register-resident chain of Fp products (cuda_product_rate_at's
     # kernel, the timed launch at 32 warps an SM): what its ceiling is, since it reaches it
@@ -283,7 +304,10 @@ for step in "${steps[@]}"; do
     # The SASS instruction mix of G1's pair kernels (cuobjdump on the MSM's object): how
     # many multiply-adds a pair really takes, wide or not.
     cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
-    "$cuobj" -sass build-gpu/CMakeFiles/g16.dir/src/backend/cuda/cuda_msm.cu.o >"$logs/msm.sass" 2>&1
+    # The object from a build here, else the carried executable (its fatbin has the same SASS).
+    obj=build-gpu/CMakeFiles/g16.dir/src/backend/cuda/cuda_msm.cu.o
+    [ -f "$obj" ] || obj=build-gpu/bench_gpu_msm
+    "$cuobj" -sass "$obj" >"$logs/msm.sass" 2>&1
     for k in ba_addI4montI9fp_paramsELb1 ba_denominatorsI4montI9fp_paramsELb1 \
              ba_finishI4montI9fp_params; do
       echo "    $k: $(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/msm.sass" |

@@ -130,8 +130,7 @@ G16_HD affine_d<F> affine_neg(const affine_d<F> &a)
 }
 
 /* a + b along the chord, given inv_dx = (b.x - a.x)^-1: neither point at infinity and
- * a.x != b.x (affine_add_with_inverse checks; the batch-affine rounds inline this common
- * case into their loop, where a call passes its points through a stack frame). */
+ * a.x != b.x (affine_add_is_chord says so; affine_add_with_inverse takes every case). */
 template <class F>
 G16_HD affine_d<F> affine_add_chord(const affine_d<F> &a, const affine_d<F> &b, const F &inv_dx)
 {
@@ -142,52 +141,57 @@ G16_HD affine_d<F> affine_add_chord(const affine_d<F> &a, const affine_d<F> &b, 
     return r;
 }
 
-/* a + b in affine coordinates given inv_dx = (b.x - a.x)^-1, the chord's slope from one
- * product (the batch-affine MSM, msm_batch_affine.cuh, computes the inverses of many
- * denominators with one field inversion). The cases with no chord (either point at
- * infinity, a.x = b.x) ignore inv_dx: P + (-P) is infinity, P + P is computed with an
- * inversion of its own (rare: equal partial sums). */
-template <class F>
-G16_POINT_FN affine_d<F> affine_add_with_inverse(const affine_d<F> &a, const affine_d<F> &b,
-                                                 const F &inv_dx)
-{
-    if (a.is_infinity())
-        return b;
-    if (b.is_infinity())
-        return a;
-    if (a.x != b.x)
-        return affine_add_chord(a, b, inv_dx);
-    if (a.y != b.y || a.y.is_zero())
-        return affine_d<F>{F::zero(), F::zero()};
-    F xx = sqr(a.x);
-    F lambda = (dbl(xx) + xx) * inv(dbl(a.y));
-    affine_d<F> r;
-    r.x = sqr(lambda) - a.x - b.x;
-    r.y = lambda * (a.x - r.x) - a.y;
-    return r;
-}
-
-/* Whether a + b is a chord (affine_add_chord applies), and its denominator b.x - a.x in
- * *d, else 1 (so that a product of denominators is never zero). */
+/* Whether a + b is a chord (affine_add_chord applies), with its denominator b.x - a.x in
+ * *d (meaningful only when it is). */
 template <class F>
 G16_HD bool affine_add_is_chord(const affine_d<F> &a, const affine_d<F> &b, F *d)
 {
     *d = b.x - a.x;
-    if (a.is_infinity() || b.is_infinity() || d->is_zero()) {
-        *d = F::one();
-        return false;
-    }
-    return true;
+    return !(a.is_infinity() || b.is_infinity() || d->is_zero());
 }
 
-/* The denominator affine_add_with_inverse needs the inverse of: b.x - a.x, or 1 where it
- * uses no chord. */
+/* The denominator whose inverse affine_add_with_inverse takes: b.x - a.x along a chord,
+ * 2 y for a doubling (a = b, y != 0), 1 where no division is needed (either point at
+ * infinity, a = -b), so that a product of denominators is never zero. The batch-affine
+ * MSM (msm_batch_affine.cuh) inverts many at once with one field inversion. */
 template <class F>
 G16_HD F affine_add_denominator(const affine_d<F> &a, const affine_d<F> &b)
 {
-    F d;
-    affine_add_is_chord(a, b, &d);
+    F d = b.x - a.x;
+    if (a.is_infinity() || b.is_infinity())
+        return F::one();
+    if (d.is_zero())
+        return a.y == b.y && !a.y.is_zero() ? dbl(a.y) : F::one();
     return d;
+}
+
+/* a + b in affine coordinates given inv_d, the inverse of affine_add_denominator(a, b):
+ * the chord's slope (b.y - a.y) / (b.x - a.x) or the tangent's 3 x^2 / (2 y) from one
+ * product, then x3 = l^2 - a.x - b.x and y3 = l (a.x - x3) - a.y for both (b.x = a.x for
+ * the tangent), with no inversion of its own. */
+template <class F>
+G16_HD affine_d<F> affine_add_with_inverse(const affine_d<F> &a, const affine_d<F> &b,
+                                           const F &inv_d)
+{
+    const bool same_x = a.x == b.x;
+    F num;
+    if (same_x) {
+        F xx = sqr(a.x);
+        num = dbl(xx) + xx;
+    } else {
+        num = b.y - a.y;
+    }
+    F lambda = num * inv_d;
+    affine_d<F> r;
+    r.x = sqr(lambda) - a.x - b.x;
+    r.y = lambda * (a.x - r.x) - a.y;
+    if (a.is_infinity())
+        return b;
+    if (b.is_infinity())
+        return a;
+    if (same_x && (a.y != b.y || a.y.is_zero()))
+        return affine_d<F>{F::zero(), F::zero()};
+    return r;
 }
 
 /* k * a for a small non-negative k (double and add from the top bit). */

@@ -33,10 +33,12 @@
  * windows' buckets, ba_sum_list one bucket holding a whole list (the MSM's scalars equal
  * to one, when ba_ones_use says so).
  * Round 0 reads the bases through the sorted (index | sign) list; later rounds read the
- * previous round's sums. Special pairs (a point at infinity, equal x) get denominator 1 and
- * are summed by affine_add_with_inverse's own cases. G1's kernels load the next pair's
- * points while they compute on the current one (a round is bound by load latency, not
- * by products); G2's have no registers to spare for that.
+ * previous round's sums. Special pairs get the denominator affine_add_denominator gives
+ * them (2 y for equal points, whose tangent then needs no inversion of its own; 1 with a
+ * point at infinity or for P + -P) and are summed by affine_add_with_inverse's cases.
+ * G1's kernels load the next pair's points while they compute on the current one (a
+ * round is bound by load latency, not by products); G2's have no registers to spare for
+ * that.
  *
  * Each kernel is a thread body (a functor: body(t) is thread t's work) that an executor
  * runs: ba_device_exec as kernels on the context's stream, ba_host_exec thread by thread
@@ -125,6 +127,13 @@ bool ba_ones_use(uint32_t n)
  * the default (ba_tuning.prefetch chooses for G1). */
 template <class F>
 struct ba_prefetch {
+    static constexpr bool value = sizeof(F) <= 48;
+};
+
+/* Whether a field's rounds invert a doubling's denominator 2 y with the batch (G1) or
+ * give it denominator 1 and invert it in ba_add_special_ref (G2; see there). */
+template <class F>
+struct ba_tangent_batched {
     static constexpr bool value = sizeof(F) <= 48;
 };
 
@@ -258,16 +267,20 @@ G16_HD uint2 ba_locate(uint32_t q, const unsigned long long *first, const uint32
     return make_uint2(s[b] + 2 * k, (uint32_t)f + (uint32_t)(f >> 32) + k);
 }
 
-/* Pair (a, c)'s denominator (affine_add_denominator's) from the x's alone where it can
- * be: only infinity (x = y = 0) or a point with x = 0 needs the y's, so the round's
- * first pass reads half of each point (ba_denominators is bound by memory). */
+/* Pair (a, c)'s denominator (affine_add_denominator's; 1 for a G2 doubling, see
+ * ba_tangent_batched) from the x's alone where it can be: only infinity (x = y = 0), a
+ * point with x = 0 or equal x's need the y's, so the round's first pass reads half of
+ * each point (ba_denominators is bound by memory). */
 template <class F>
 G16_HD F ba_denominator(const ba_source<F> &src, uint32_t p, const F &ax, const F &cx)
 {
     F d = cx - ax;
-    if (ax.is_zero() || cx.is_zero() || d.is_zero())
-        return affine_add_denominator(src.load(p), src.load(p + 1));
-    return d;
+    if (!(ax.is_zero() || cx.is_zero() || d.is_zero()))
+        return d;
+    affine_d<F> a = src.load(p), c = src.load(p + 1);
+    if (ba_tangent_batched<F>::value)
+        return affine_add_denominator(a, c);
+    return affine_add_is_chord(a, c, &d) ? d : F::one();
 }
 
 /* How many of the chunk's qn pairs the thread whose first pair is j0 has (K at most). */
@@ -328,6 +341,30 @@ struct ba_denominators {
     }
 };
 
+/* A pair that is not a chord (a point at infinity, equal x), summed by a call that keeps
+ * the rare case's code out of the loop's registers.
+ * G1 (ba_tangent_batched): its denominator (2 y for a doubling) was inverted with the
+ * others; the call is given the pair's place rather than its points, so that its
+ * arguments fit in registers (with the points by reference the loop stored both points
+ * and the inverse to a stack frame on every pair, run 34; without those stores G1's dense
+ * MSM is 3% faster, run 35).
+ * G2: denominator 1, points by reference, the doubling's inverse computed in the call (a
+ * Fermat chain: equal partial sums are rare), as before run 35: inverting doublings with
+ * the batch takes G2's ba_add from 228 to 244-255 registers and G2's MSM 69% longer. */
+template <class F>
+__host__ __device__ __noinline__ void ba_add_special(affine_d<F> *dst, const ba_source<F> src,
+                                                     uint32_t p, const F inv_d)
+{
+    *dst = affine_add_with_inverse(src.load(p), src.load(p + 1), inv_d);
+}
+
+template <class F>
+G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d<F> &c)
+{
+    F den = affine_add_denominator(a, c);
+    return affine_add_with_inverse(a, c, den == F::one() ? den : inv(den));
+}
+
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
  * which the sum loads anyway); the pair's sum goes out. PF as in ba_denominators. */
@@ -360,10 +397,17 @@ struct ba_add {
                     cn = src.load(pn.x + 1);
                 }
             }
-            /* The chord inline; the rare cases (a point at infinity, equal x) by the call. */
+            /* The chord inline; the rare pairs (a point at infinity, equal x) by a call. */
             F d;
-            out[p.y] = affine_add_is_chord(a, c, &d) ? affine_add_chord(a, c, inv_j)
-                                                     : affine_add_with_inverse(a, c, inv_j);
+            if (affine_add_is_chord(a, c, &d)) {
+                out[p.y] = affine_add_chord(a, c, inv_j);
+            } else if (ba_tangent_batched<F>::value) {
+                d = affine_add_denominator(a, c);
+                ba_add_special<F>(out + p.y, src, p.x, inv_j);
+            } else {
+                d = F::one();
+                out[p.y] = ba_add_special_ref(a, c);
+            }
             if (!more)
                 break;
             inv = inv * d;
@@ -643,14 +687,15 @@ unsigned ba_group(uint32_t m, unsigned W, const ba_tuning &tn)
     return g < 1 ? 1 : g > W ? W : (unsigned)g;
 }
 
-/* Threads per block of the pair kernels (ba_denominators, ba_add): tn.block, else 128 for
+/* Threads per block of the pair kernels (ba_denominators, ba_add): tn.block, else 64 for
  * G1 and 256 for G2. Run 25 (H200, dense MSMs, batch-affine): G1 2^26 with blocks of 64 /
  * 128 / 256 took 440.5 / 441.2 / 465.3 ms, G2 2^26 1441.8 / 1440.4 / 1399.4 ms (2^24: 446 /
- * 449 / 436). */
+ * 449 / 436). Run 35, G1's ba_add at 196 registers: blocks of 64 give it 10 warps an SM
+ * against 8 in blocks of 128, G1 dense 2^26 402.6 against 405.8 ms (2^24 124.8 / 127.8). */
 template <class F>
 unsigned ba_pair_block(const ba_tuning &tn)
 {
-    return tn.block ? tn.block : sizeof(F) > 48 ? 256u : 128u;
+    return tn.block ? tn.block : sizeof(F) > 48 ? 256u : 64u;
 }
 
 /* Pairs per thread for a chunk of qn pairs. */
