@@ -198,7 +198,7 @@ g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int what, const vo
 
 /* The product rate (field 1 Fp, 2 Fp2) with warps_per_sm warps an SM (4 .. 32, a multiple
  * of 4: blocks of 128 threads): how many warps a dependent chain of products a thread
- * needs to reach the ceiling, against the round kernels' occupancy (G1 12, G2 8). Run 33:
+ * needs to reach the ceiling, against the round kernels' occupancy (G1 and G2 8). Run 33:
  * 8 already do. */
 g16_status cuda_product_rate_at(cuda_ctx *ctx, double *per_second, int field, unsigned warps_per_sm);
 

@@ -34,8 +34,9 @@
  * to one, when ba_ones_use says so).
  * Round 0 reads the bases through the sorted (index | sign) list; later rounds read the
  * previous round's sums. Special pairs get the denominator affine_add_denominator gives
- * them (2 y for equal points, whose tangent then needs no inversion of its own; 1 with a
- * point at infinity or for P + -P) and are summed by affine_add_with_inverse's cases.
+ * them (1 with a point at infinity or for P + -P; in G1 2 y for equal points, whose
+ * tangent then needs no inversion of its own, in G2 1: ba_tangent_batched) and are summed
+ * by affine_add_with_inverse's cases.
  * G1's kernels load the next pair's points while they compute on the current one (a
  * round is bound by load latency, not by products); G2's have no registers to spare for
  * that.
@@ -78,9 +79,8 @@ enum { BA_MAX_PAIRS_PER_THREAD = 16 };
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch (benchmarks sweep them). Tail 8: G1 dense 2^26,
  * run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. The prefetch stays on for
- * G1: without it ba_add needs 126 registers instead of 168 (16 warps an SM instead of 12)
- * and is 1-4% slower at every size (run 27), and a chain of products needs no more than 8
- * warps an SM to reach its ceiling (run 33; bench/NOTES.md). */
+ * G1: without it ba_add needs 152 registers instead of 196 (12 warps an SM instead of 8)
+ * and G1 dense 2^26 takes 593 ms instead of 401 (run 37; bench/NOTES.md). */
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1};
@@ -690,8 +690,9 @@ unsigned ba_group(uint32_t m, unsigned W, const ba_tuning &tn)
 /* Threads per block of the pair kernels (ba_denominators, ba_add): tn.block, else 64 for
  * G1 and 256 for G2. Run 25 (H200, dense MSMs, batch-affine): G1 2^26 with blocks of 64 /
  * 128 / 256 took 440.5 / 441.2 / 465.3 ms, G2 2^26 1441.8 / 1440.4 / 1399.4 ms (2^24: 446 /
- * 449 / 436). Run 35, G1's ba_add at 196 registers: blocks of 64 give it 10 warps an SM
- * against 8 in blocks of 128, G1 dense 2^26 402.6 against 405.8 ms (2^24 124.8 / 127.8). */
+ * 449 / 436). Run 35, G1's ba_add at 196 registers (2 warps a scheduler in either block
+ * size: registers are allocated per SM quarter, run 36): G1 dense 2^26 402.6 ms in blocks
+ * of 64 against 405.8 in blocks of 128 (2^24 124.8 / 127.8). */
 template <class F>
 unsigned ba_pair_block(const ba_tuning &tn)
 {
