@@ -38,8 +38,9 @@
 #   profile    Nsight Compute: the GPU time of every kernel of a G1 dense 2^26 MSM, summed
 #              by kernel, and the pair kernels' occupancy and throughputs
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
-#   stalls     Nsight Compute's pipe, scheduler and warp-state sections for G1's pair
-#              kernels (dense 2^26): what bounds them (STALL_KERNELS: a regex of kernel
+#   stalls     Nsight Compute's pipe, scheduler and warp-state sections for the pair
+#              kernels (dense 2^26; STALL_CASES="G1 dense,G2 dense": the bench's cases
+#              profiled, G1's alone by default): what bounds them (STALL_KERNELS: a regex of kernel
 #              names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
 #              run, e.g. G16_GPU_MSM_PREFETCH=0; STALL_BIN: another bench_gpu_msm build)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
@@ -286,11 +287,15 @@ for step in "${steps[@]}"; do
     fi
     ;;
   stalls)
-    # Why G1's pair kernels (dense 2^26, past the warm-up) run as they do: issue slots, the
-    # FMA pipe's share, the stall reasons.
-    ncu_sections ncu_stalls${STALL_BIN:+_$STALL_BIN} "${STALL_KERNELS:-ba_add|ba_denominators}" 40 \
-      "${STALL_COUNT:-2}" build-gpu/${STALL_BIN:-bench_gpu_msm} --case "G1 dense" --min-log2 26 \
-      --max-log2 26 --reps 1 ;;
+    # Why the pair kernels (dense 2^26, past the warm-up) run as they do: issue slots, the
+    # FMA pipe's share, the stall reasons. STALL_CASES: bench_gpu_msm cases, comma-separated
+    # (default "G1 dense"; "G1 dense,G2 dense" adds G2's).
+    IFS=, read -ra stall_cases <<<"${STALL_CASES:-G1 dense}"
+    for stall_case in "${stall_cases[@]}"; do
+      ncu_sections "ncu_stalls${STALL_BIN:+_$STALL_BIN}_${stall_case// /_}" \
+        "${STALL_KERNELS:-ba_add|ba_denominators}" 40 "${STALL_COUNT:-2}" \
+        build-gpu/${STALL_BIN:-bench_gpu_msm} --case "$stall_case" --min-log2 26 --max-log2 26 --reps 1
+    done ;;
   chain-stalls)
     # The same for the register-resident chain of Fp products (cuda_product_rate_at's
     # kernel, the timed launch at 32 warps an SM): what its ceiling is, since it reaches it

@@ -71,13 +71,21 @@
 struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
     unsigned block; /* threads per block of the pair kernels; 0: by field (ba_pair_block) */
-    int prefetch;   /* G1's pair kernels load the next pair ahead: -1 by field, 0 or 1 */
+    int prefetch;   /* the pair kernels' loads ahead: -1 by field, else a ba_prefetch_mode */
 };
+
+/* How ba_add has the next pair's points at hand when the current one is done:
+ *   BA_PF_NONE      loaded when needed (the round waits on each pair's loads);
+ *   BA_PF_REGISTERS loaded into registers a pair ahead (G1 only: 48 registers);
+ *   BA_PF_SHARED    copied into shared memory a pair ahead by cp.async (ba_stage), which
+ *                   holds no registers while the copy is in flight.
+ * ba_denominators loads the next pair's x's into registers with either prefetch (G1). */
+enum ba_prefetch_mode { BA_PF_NONE = 0, BA_PF_REGISTERS = 1, BA_PF_SHARED = 2 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 16 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
- * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch (benchmarks sweep them). Tail 8: G1 dense 2^26,
+ * G16_GPU_MSM_PREFETCH=0|1|2 the prefetch (a ba_prefetch_mode; benchmarks sweep them). Tail 8: G1 dense 2^26,
  * run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. The prefetch stays on for
  * G1: without it ba_add needs 152 registers instead of 196 (12 warps an SM instead of 8)
  * and G1 dense 2^26 takes 593 ms instead of 401 (run 37; bench/NOTES.md). */
@@ -91,7 +99,7 @@ ba_tuning ba_tuning_default(void)
     if (env && (atoi(env) == 32 || atoi(env) == 64 || atoi(env) == 128 || atoi(env) == 256))
         t.block = (unsigned)atoi(env);
     env = getenv("G16_GPU_MSM_PREFETCH");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+    if (env && env[0] >= '0' && env[0] <= '2' && env[1] == 0)
         t.prefetch = env[0] - '0';
     return t;
 }
@@ -123,12 +131,19 @@ bool ba_ones_use(uint32_t n)
     return n >= BA_MIN_ONES;
 }
 
-/* Whether a field's round kernels may load the next pair ahead (G1: registers to spare),
- * the default (ba_tuning.prefetch chooses for G1). */
+/* Whether a field's round kernels may load the next pair ahead into registers (G1:
+ * registers to spare; G2's ba_add past ~245 registers loses ~70%, bench/NOTES.md). */
 template <class F>
 struct ba_prefetch {
     static constexpr bool value = sizeof(F) <= 48;
 };
+
+/* The prefetch a field's pair kernels use by default (tn.prefetch < 0). */
+template <class F>
+int ba_prefetch_default(void)
+{
+    return ba_prefetch<F>::value ? BA_PF_REGISTERS : BA_PF_NONE;
+}
 
 /* Whether a field's rounds invert a doubling's denominator 2 y with the batch (G1) or
  * give it denominator 1 and invert it in ba_add_special_ref (G2; see there). */
@@ -153,11 +168,96 @@ struct ba_source {
         affine_d<F> a = load_global(&bases[v & 0x7fffffffu]);
         return v >> 31 ? affine_neg(a) : a;
     }
+    /* Point p as a handle (round 0: its base's index | sign, later rounds p itself), so
+     * that finding a point (a load in round 0) and reading it can be a pair apart. */
+    G16_HD uint32_t handle(uint32_t p) const { return refs ? refs[p] : p; }
+    G16_HD const affine_d<F> *at(uint32_t h) const
+    {
+        return refs ? &bases[h & 0x7fffffffu] : &pts[h];
+    }
+    G16_HD bool negated(uint32_t h) const { return refs && h >> 31; }
     /* Point p's x alone (a sign changes only y). */
     G16_HD F load_x(uint32_t p) const
     {
         return load_global(refs ? &bases[refs[p] & 0x7fffffffu].x : &pts[p].x);
     }
+};
+
+/* A thread's staging area in shared memory for ba_add's BA_PF_SHARED walk: two slots
+ * (one being read while the other fills), each a pair's two points and, with them, the
+ * running product that gives the pair's inverse. cp.async copies global memory to
+ * shared memory without registers held while the copy is in flight: a register
+ * prefetch of G1's next pair costs ba_add 48 of its 196 registers, and at most 168 give
+ * 3 warps a scheduler instead of 2 (registers are allocated per SM quarter). Word k (16
+ * bytes) of thread x lies at [k * blockDim.x + x], so a warp's accesses to one word are
+ * adjacent: no bank conflicts. On the host (the tests' emulation) the slots are the
+ * object's own array and a fetch is a copy. */
+template <class F>
+struct ba_stage {
+    /* G2's slots hold the points alone: 2 x 2 x 192 bytes a thread already fill 192 KiB
+     * of shared memory for its 256 threads an SM. */
+    static constexpr bool HAS_ELEMENT = sizeof(F) <= 48;
+    static constexpr unsigned POINT = sizeof(affine_d<F>) / 16, ELEMENT = HAS_ELEMENT ? sizeof(F) / 16 : 0;
+    static constexpr unsigned SLOT = 2 * POINT + ELEMENT;
+    /* Shared memory a thread, for the launch. */
+    static constexpr unsigned BYTES = 2 * SLOT * 16;
+#ifndef __CUDA_ARCH__
+    uint4 words[2 * SLOT];
+#endif
+
+    G16_HD void copy(unsigned k, const void *src, unsigned n)
+    {
+#ifdef __CUDA_ARCH__
+        extern __shared__ uint4 ba_shared[];
+        const uint4 *from = (const uint4 *)src;
+#pragma unroll
+        for (unsigned i = 0; i < n; i++) {
+            unsigned to = (unsigned)__cvta_generic_to_shared(&ba_shared[(k + i) * blockDim.x + threadIdx.x]);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from + i) : "memory");
+        }
+#else
+        memcpy(&words[k], src, n * 16);
+#endif
+    }
+    /* Slot s gets points a and c, and the element e when it is not null. */
+    G16_HD void fetch(unsigned s, const affine_d<F> *a, const affine_d<F> *c, const F *e)
+    {
+        copy(s * SLOT, a, POINT);
+        copy(s * SLOT + POINT, c, POINT);
+        if (HAS_ELEMENT && e)
+            copy(s * SLOT + 2 * POINT, e, ELEMENT);
+    }
+    /* The fetches so far form a group; waits until at most `pending` groups are still in
+     * flight (0 or 1). */
+    G16_HD void commit_and_wait(unsigned pending)
+    {
+#ifdef __CUDA_ARCH__
+        asm volatile("cp.async.commit_group;" ::: "memory");
+        if (pending)
+            asm volatile("cp.async.wait_group 1;" ::: "memory");
+        else
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+#else
+        (void)pending;
+#endif
+    }
+    template <class T>
+    G16_HD T read(unsigned k) const
+    {
+        T r;
+        uint4 *to = (uint4 *)&r;
+#ifdef __CUDA_ARCH__
+        extern __shared__ uint4 ba_shared[];
+#pragma unroll
+        for (unsigned i = 0; i < sizeof(T) / 16; i++)
+            to[i] = ba_shared[(k + i) * blockDim.x + threadIdx.x];
+#else
+        memcpy(to, &words[k], sizeof(T));
+#endif
+        return r;
+    }
+    G16_HD affine_d<F> point(unsigned s, unsigned which) const { return read<affine_d<F>>(s * SLOT + which * POINT); }
+    G16_HD F element(unsigned s) const { return read<F>(s * SLOT + 2 * POINT); }
 };
 
 /* --- the kernels' thread bodies: body(t) is thread t's work, t < the launch's count ---- */
@@ -367,19 +467,40 @@ G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d
 
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
- * which the sum loads anyway); the pair's sum goes out. PF as in ba_denominators. */
-template <class F, bool PF>
+ * which the sum loads anyway); the pair's sum goes out. PF: a ba_prefetch_mode. */
+template <class F, int PF>
 struct ba_add {
     affine_d<F> *out;
     const F *pre, *prod_inv;
     const uint2 *io;
     ba_source<F> src;
     uint32_t qn, K;
+
+    /* Pair p = (first point, destination) given its points and 1 / its denominator;
+     * returns the denominator (the running inverse's next factor). The chord inline; the
+     * rare pairs (a point at infinity, equal x) by a call. */
+    G16_HD F sum(uint2 p, const affine_d<F> &a, const affine_d<F> &c, const F &inv_j) const
+    {
+        F d;
+        if (affine_add_is_chord(a, c, &d)) {
+            out[p.y] = affine_add_chord(a, c, inv_j);
+        } else if (ba_tangent_batched<F>::value) {
+            d = affine_add_denominator(a, c);
+            ba_add_special<F>(out + p.y, src, p.x, inv_j);
+        } else {
+            d = F::one();
+            out[p.y] = ba_add_special_ref(a, c);
+        }
+        return d;
+    }
+
     G16_HD void operator()(uint32_t t) const
     {
         uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K);
         if (n == 0)
             return;
+        if (PF == BA_PF_SHARED)
+            return walk_staged(j0, j0 + 32 * (n - 1), prod_inv[t]);
         F inv = prod_inv[t];
         uint32_t j = j0 + 32 * (n - 1);
         uint2 p = io[j];
@@ -391,28 +512,18 @@ struct ba_add {
             F inv_j = inv;
             if (more) {
                 inv_j = inv * pre[j - 32];
-                if (PF) {
+                if (PF == BA_PF_REGISTERS) {
                     pn = io[j - 32];
                     an = src.load(pn.x);
                     cn = src.load(pn.x + 1);
                 }
             }
-            /* The chord inline; the rare pairs (a point at infinity, equal x) by a call. */
-            F d;
-            if (affine_add_is_chord(a, c, &d)) {
-                out[p.y] = affine_add_chord(a, c, inv_j);
-            } else if (ba_tangent_batched<F>::value) {
-                d = affine_add_denominator(a, c);
-                ba_add_special<F>(out + p.y, src, p.x, inv_j);
-            } else {
-                d = F::one();
-                out[p.y] = ba_add_special_ref(a, c);
-            }
+            F d = sum(p, a, c, inv_j);
             if (!more)
                 break;
             inv = inv * d;
             j -= 32;
-            if (PF) {
+            if (PF == BA_PF_REGISTERS) {
                 p = pn;
                 a = an;
                 c = cn;
@@ -421,6 +532,67 @@ struct ba_add {
                 a = src.load(p.x);
                 c = src.load(p.x + 1);
             }
+        }
+    }
+
+    /* BA_PF_SHARED: pair j's points (and in G1 pre[j - 32]) wait in a ba_stage slot, copied
+     * there while pair j + 32 was summed. Finding a pair's points is a chain of loads
+     * (io[], then in round 0 refs[]), so the chain runs ahead too: pair j - 64's io in
+     * registers, pair j - 32's handles in registers, pair j's words in shared memory. */
+    G16_HD void walk_staged(uint32_t j0, uint32_t j, F inv) const
+    {
+        ba_stage<F> st;
+        uint2 p = io[j];
+        uint32_t ha = src.handle(p.x), hc = src.handle(p.x + 1);
+        bool na = src.negated(ha), nc = src.negated(hc);
+        st.fetch(0, src.at(ha), src.at(hc), j > j0 ? &pre[j - 32] : nullptr);
+        uint2 p1 = make_uint2(0, 0), p2 = make_uint2(0, 0); /* pairs j - 32 and j - 64 */
+        if (j >= j0 + 32) {
+            p1 = io[j - 32];
+            ha = src.handle(p1.x);
+            hc = src.handle(p1.x + 1);
+        }
+        if (j >= j0 + 64)
+            p2 = io[j - 64];
+        for (unsigned s = 0;; s ^= 1) {
+            bool more = j > j0;
+            /* The next pair's copies start before this pair's are awaited. */
+            if (more)
+                st.fetch(s ^ 1, src.at(ha), src.at(hc), j - 32 > j0 ? &pre[j - 64] : nullptr);
+            st.commit_and_wait(more ? 1 : 0);
+            affine_d<F> a = st.point(s, 0), c = st.point(s, 1);
+            F inv_j = inv;
+            if (more) {
+                if constexpr (ba_stage<F>::HAS_ELEMENT)
+                    inv_j = inv * st.element(s);
+                else
+                    inv_j = inv * pre[j - 32];
+            }
+            if (na)
+                a = affine_neg(a);
+            if (nc)
+                c = affine_neg(c);
+            bool na1 = src.negated(ha), nc1 = src.negated(hc);
+            uint32_t ha2 = 0, hc2 = 0;
+            uint2 p3 = make_uint2(0, 0);
+            if (j >= j0 + 64) {
+                ha2 = src.handle(p2.x);
+                hc2 = src.handle(p2.x + 1);
+            }
+            if (j >= j0 + 96)
+                p3 = io[j - 96];
+            F d = sum(p, a, c, inv_j);
+            if (!more)
+                break;
+            inv = inv * d;
+            j -= 32;
+            p = p1;
+            na = na1;
+            nc = nc1;
+            p1 = p2;
+            ha = ha2;
+            hc = hc2;
+            p2 = p3;
         }
     }
 };
@@ -515,12 +687,23 @@ struct ba_device_exec {
             return s;
         return G16_OK;
     }
+    /* Body over threads 0 .. n - 1 in blocks of `threads`, with `shared` bytes of dynamic
+     * shared memory a block (the carveout then leans to shared memory: ba_add's staging
+     * wants up to ~180 KiB an SM). */
     template <class Body>
-    g16_status run(size_t n, unsigned threads, const Body &body)
+    g16_status run(size_t n, unsigned threads, const Body &body, size_t shared = 0)
     {
         if (n == 0)
             return G16_OK;
-        k_run<Body><<<blocks_for(n, threads), threads, 0, ctx->stream>>>(body, (uint32_t)n);
+        if (shared) {
+            CUDA_TRY(cudaFuncSetAttribute(k_run<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)shared),
+                     G16_ERR_INTERNAL);
+            CUDA_TRY(cudaFuncSetAttribute(k_run<Body>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                          (int)cudaSharedmemCarveoutMaxShared),
+                     G16_ERR_INTERNAL);
+        }
+        k_run<Body><<<blocks_for(n, threads), threads, shared, ctx->stream>>>(body, (uint32_t)n);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
         return G16_OK;
     }
@@ -592,7 +775,7 @@ struct ba_host_exec {
     }
     g16_status prepare(uint32_t, unsigned, size_t) { return G16_OK; }
     template <class Body>
-    g16_status run(size_t n, unsigned, const Body &body)
+    g16_status run(size_t n, unsigned, const Body &body, size_t = 0)
     {
         for (size_t t = 0; t < n; t++)
             body((uint32_t)t);
@@ -713,9 +896,10 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
-/* One chunk of a round's pairs: the denominators, their batch inversion, the sums. G1's
- * pair kernels load the next pair ahead unless tn.prefetch is 0; G2's never (no registers
- * to spare), so G2 instantiates one variant of each kernel. */
+/* One chunk of a round's pairs: the denominators, their batch inversion, the sums, with
+ * the prefetch tn.prefetch names (the field's default when negative; G2 has no register
+ * prefetch: it falls back to none). ba_denominators loads the next pair's x's into
+ * registers with either prefetch (G1). */
 template <class F, class Exec>
 g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
@@ -723,19 +907,29 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          affine_d<F> *out, const ba_tuning &tn)
 {
     unsigned block = ba_pair_block<F>(tn);
-    auto chunk = [&](auto prefetch) -> g16_status {
-        constexpr bool PF = decltype(prefetch)::value;
+    int mode = tn.prefetch < 0 ? ba_prefetch_default<F>() : tn.prefetch;
+    if (mode == BA_PF_REGISTERS && !ba_prefetch<F>::value)
+        mode = BA_PF_NONE;
+    auto chunk = [&](auto den_prefetch, auto add_prefetch) -> g16_status {
+        constexpr bool DPF = decltype(den_prefetch)::value;
+        constexpr int APF = decltype(add_prefetch)::value;
         g16_status s;
-        if ((s = ex.run(T, block, ba_denominators<F, PF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+        if ((s = ex.run(T, block, ba_denominators<F, DPF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
             (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
             return s;
-        return ex.run(T, block, ba_add<F, PF>{out, pre, prod, io, src, qn, K});
+        return ex.run(T, block, ba_add<F, APF>{out, pre, prod, io, src, qn, K},
+                      APF == BA_PF_SHARED ? block * ba_stage<F>::BYTES : 0);
     };
-    if constexpr (ba_prefetch<F>::value) {
-        if (tn.prefetch != 0)
-            return chunk(std::true_type{});
+    constexpr bool regs = ba_prefetch<F>::value;
+    using none = std::integral_constant<int, BA_PF_NONE>;
+    using shared = std::integral_constant<int, BA_PF_SHARED>;
+    if (mode == BA_PF_SHARED)
+        return chunk(std::integral_constant<bool, regs>{}, shared{});
+    if constexpr (regs) {
+        if (mode == BA_PF_REGISTERS)
+            return chunk(std::true_type{}, std::integral_constant<int, BA_PF_REGISTERS>{});
     }
-    return chunk(std::false_type{});
+    return chunk(std::false_type{}, none{});
 }
 
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
