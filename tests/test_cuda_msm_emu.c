@@ -69,20 +69,20 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
     } while (0)
 
 /* The device's defaults, and knobs for small inputs (group_points: windows a group);
- * tunings 1 and 2 also run the pair kernels' other prefetch variants (the default is
- * registers for G1, none for G2): 1 stages pairs in (emulated) shared memory, 2 has no
- * prefetch. */
-static const char *tuning_names[] = {"defaults",
-                                     "tail 1, one window a group, K <= 16, levels, shared-memory staging",
-                                     "tail 3, three windows a group, wide levels, no prefetch"};
+ * tunings 1 and 2 also run G1's pair kernels' other variants (1: ba_add's prefetch alone,
+ * its interleaved walk; 2: no prefetch, the interleaved walk too) and up to 64 and 16
+ * pairs a thread. */
+static const char *tuning_names[] = {
+    "defaults", "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone, interleaved",
+    "tail 3, three windows a group, K <= 16, wide levels, no prefetch, interleaved"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (t == 1)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 3};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1};
     else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 1};
     return tn;
 }
 
@@ -185,7 +185,7 @@ int main(void)
             CHECK_SUM(g1, 1, pool1, sum_sizes[s], (int)((s + (size_t)t) % 4), t);
     for (int t = 0; t < 3; t++)
         CHECK_SUM(g2, 2, pool2, (size_t)300, t + 1, t);
-    /* G2: the same rounds over Fp2. */
+    /* G2: the same rounds over Fp2 (no prefetch there). */
     for (int t = 0; t < 3; t++)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, (t + mix) % 4, t);

@@ -170,11 +170,13 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * (0: the device's default) let small inputs reach every path: rounds stopped at runs of
  * `tail`, windows grouped by `group_points` digits, pairs per thread from
  * `target_threads`, the inversion's levels down to `host_inverses` values, 16 values a
- * thread from `wide_levels_from`, the pair kernels' prefetch `prefetch` (0: the default;
- * 1 + a mode: 1 none, 2 registers (G1 only), 3 shared memory). Slow (~100 ns an emulated
- * product): small inputs. */
+ * thread from `wide_levels_from`, at most `max_pairs` pairs a thread (<= 64), G1's pair
+ * kernels without their prefetch when `no_prefetch`, its ba_denominators alone without
+ * it when `no_den_prefetch`, G1's ba_add in its interleaved walk when `interleave` is 1
+ * (2: the plain walk; 0: the default). Slow (~100 ns an emulated product): small inputs. */
 typedef struct {
-    uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, prefetch;
+    uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
+        max_pairs, no_den_prefetch, interleave;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,

@@ -658,8 +658,14 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
         tn.target_threads = tuning->target_threads ? tuning->target_threads : tn.target_threads;
         tn.host_inverses = tuning->host_inverses ? tuning->host_inverses : tn.host_inverses;
         tn.wide_levels_from = tuning->wide_levels_from ? tuning->wide_levels_from : tn.wide_levels_from;
-        if (tuning->prefetch)
-            tn.prefetch = (int)tuning->prefetch - 1;
+        if (tuning->no_prefetch)
+            tn.prefetch = 0;
+        if (tuning->no_den_prefetch)
+            tn.den_prefetch = 0;
+        if (tuning->interleave)
+            tn.interleave = tuning->interleave == 1;
+        if (tuning->max_pairs >= 1 && tuning->max_pairs <= BA_MAX_PAIRS_PER_THREAD)
+            tn.max_pairs = tuning->max_pairs;
     }
     return tn;
 }

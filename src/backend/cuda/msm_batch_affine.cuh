@@ -61,46 +61,57 @@
  *   group_points      windows go through in groups of up to this many digits (at least
  *                     one window a group): fewer groups, fewer rounds, each with its fixed
  *                     costs (two host round trips, ~15 launches);
- *   target_threads    pairs per thread from 1 to 16, fewer when a chunk has too few pairs
- *                     to give this many threads work (late rounds, small MSMs);
+ *   target_threads    pairs per thread from 1 to max_pairs, fewer when a chunk has too
+ *                     few pairs to give this many threads work (late rounds, small MSMs);
+ *   max_pairs         the most pairs a thread (the batch inversion's first level has a
+ *                     value per thread, so more pairs a thread make it smaller);
  *   host_inverses     the batch inversion's levels run on the device until at most this
  *                     many values are left, which the CPU inverts (a Fermat chain in one
  *                     GPU thread is ~570 dependent products, ~0.5 ms);
  *   wide_levels_from  levels over at least this many values multiply 16 values a
  *                     thread, smaller (latency-bound) levels 4. */
 struct ba_tuning {
-    uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from;
-    unsigned block; /* threads per block of the pair kernels; 0: by field (ba_pair_block) */
-    int prefetch;   /* the pair kernels' loads ahead: -1 by field, else a ba_prefetch_mode */
+    uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, max_pairs;
+    unsigned block;     /* threads per block of ba_add; 0: by field (ba_pair_block) */
+    unsigned den_block; /* the same for ba_denominators (ba_den_block) */
+    int prefetch;       /* G1's ba_add loads the next pair ahead: -1 by field, 0 or 1 */
+    int den_prefetch;   /* G1's ba_denominators the same: -1 as ba_add, 0 or 1 */
+    int interleave;     /* G1's ba_add in its interleaved walk (ba_add::interleaved): 0 or 1 */
 };
 
-/* How ba_add has the next pair's points at hand when the current one is done:
- *   BA_PF_NONE      loaded when needed (the round waits on each pair's loads);
- *   BA_PF_REGISTERS loaded into registers a pair ahead (G1 only: 48 registers);
- *   BA_PF_SHARED    copied into shared memory a pair ahead by cp.async (ba_stage), which
- *                   holds no registers while the copy is in flight.
- * ba_denominators loads the next pair's x's into registers with either prefetch (G1). */
-enum ba_prefetch_mode { BA_PF_NONE = 0, BA_PF_REGISTERS = 1, BA_PF_SHARED = 2 };
-
-enum { BA_MAX_PAIRS_PER_THREAD = 16 };
+enum { BA_MAX_PAIRS_PER_THREAD = 64 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
- * G16_GPU_MSM_PREFETCH=0|1|2 the prefetch (a ba_prefetch_mode; benchmarks sweep them). Tail 8: G1 dense 2^26,
+ * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the same for
+ * ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread (benchmarks sweep
+ * them). Tail 8: G1 dense 2^26,
  * run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. The prefetch stays on for
  * G1: without it ba_add needs 152 registers instead of 196 (12 warps an SM instead of 8)
  * and G1 dense 2^26 takes 593 ms instead of 401 (run 37; bench/NOTES.md). */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, -1};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
     env = getenv("G16_GPU_MSM_BLOCK");
     if (env && (atoi(env) == 32 || atoi(env) == 64 || atoi(env) == 128 || atoi(env) == 256))
         t.block = (unsigned)atoi(env);
+    env = getenv("G16_GPU_MSM_DEN_BLOCK");
+    if (env && (atoi(env) == 32 || atoi(env) == 64 || atoi(env) == 128 || atoi(env) == 256))
+        t.den_block = (unsigned)atoi(env);
     env = getenv("G16_GPU_MSM_PREFETCH");
-    if (env && env[0] >= '0' && env[0] <= '2' && env[1] == 0)
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         t.prefetch = env[0] - '0';
+    env = getenv("G16_GPU_MSM_DEN_PREFETCH");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        t.den_prefetch = env[0] - '0';
+    env = getenv("G16_GPU_MSM_INTERLEAVE");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        t.interleave = env[0] - '0';
+    env = getenv("G16_GPU_MSM_PAIRS");
+    if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
+        t.max_pairs = (uint32_t)atoi(env);
     return t;
 }
 
@@ -131,19 +142,12 @@ bool ba_ones_use(uint32_t n)
     return n >= BA_MIN_ONES;
 }
 
-/* Whether a field's round kernels may load the next pair ahead into registers (G1:
- * registers to spare; G2's ba_add past ~245 registers loses ~70%, bench/NOTES.md). */
+/* Whether a field's round kernels may load the next pair ahead (G1: registers to spare),
+ * the default (ba_tuning.prefetch chooses for G1). */
 template <class F>
 struct ba_prefetch {
     static constexpr bool value = sizeof(F) <= 48;
 };
-
-/* The prefetch a field's pair kernels use by default (tn.prefetch < 0). */
-template <class F>
-int ba_prefetch_default(void)
-{
-    return ba_prefetch<F>::value ? BA_PF_REGISTERS : BA_PF_NONE;
-}
 
 /* Whether a field's rounds invert a doubling's denominator 2 y with the batch (G1) or
  * give it denominator 1 and invert it in ba_add_special_ref (G2; see there). */
@@ -168,96 +172,11 @@ struct ba_source {
         affine_d<F> a = load_global(&bases[v & 0x7fffffffu]);
         return v >> 31 ? affine_neg(a) : a;
     }
-    /* Point p as a handle (round 0: its base's index | sign, later rounds p itself), so
-     * that finding a point (a load in round 0) and reading it can be a pair apart. */
-    G16_HD uint32_t handle(uint32_t p) const { return refs ? refs[p] : p; }
-    G16_HD const affine_d<F> *at(uint32_t h) const
-    {
-        return refs ? &bases[h & 0x7fffffffu] : &pts[h];
-    }
-    G16_HD bool negated(uint32_t h) const { return refs && h >> 31; }
     /* Point p's x alone (a sign changes only y). */
     G16_HD F load_x(uint32_t p) const
     {
         return load_global(refs ? &bases[refs[p] & 0x7fffffffu].x : &pts[p].x);
     }
-};
-
-/* A thread's staging area in shared memory for ba_add's BA_PF_SHARED walk: two slots
- * (one being read while the other fills), each a pair's two points and, with them, the
- * running product that gives the pair's inverse. cp.async copies global memory to
- * shared memory without registers held while the copy is in flight: a register
- * prefetch of G1's next pair costs ba_add 48 of its 196 registers, and at most 168 give
- * 3 warps a scheduler instead of 2 (registers are allocated per SM quarter). Word k (16
- * bytes) of thread x lies at [k * blockDim.x + x], so a warp's accesses to one word are
- * adjacent: no bank conflicts. On the host (the tests' emulation) the slots are the
- * object's own array and a fetch is a copy. */
-template <class F>
-struct ba_stage {
-    /* G2's slots hold the points alone: 2 x 2 x 192 bytes a thread already fill 192 KiB
-     * of shared memory for its 256 threads an SM. */
-    static constexpr bool HAS_ELEMENT = sizeof(F) <= 48;
-    static constexpr unsigned POINT = sizeof(affine_d<F>) / 16, ELEMENT = HAS_ELEMENT ? sizeof(F) / 16 : 0;
-    static constexpr unsigned SLOT = 2 * POINT + ELEMENT;
-    /* Shared memory a thread, for the launch. */
-    static constexpr unsigned BYTES = 2 * SLOT * 16;
-#ifndef __CUDA_ARCH__
-    uint4 words[2 * SLOT];
-#endif
-
-    G16_HD void copy(unsigned k, const void *src, unsigned n)
-    {
-#ifdef __CUDA_ARCH__
-        extern __shared__ uint4 ba_shared[];
-        const uint4 *from = (const uint4 *)src;
-#pragma unroll
-        for (unsigned i = 0; i < n; i++) {
-            unsigned to = (unsigned)__cvta_generic_to_shared(&ba_shared[(k + i) * blockDim.x + threadIdx.x]);
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from + i) : "memory");
-        }
-#else
-        memcpy(&words[k], src, n * 16);
-#endif
-    }
-    /* Slot s gets points a and c, and the element e when it is not null. */
-    G16_HD void fetch(unsigned s, const affine_d<F> *a, const affine_d<F> *c, const F *e)
-    {
-        copy(s * SLOT, a, POINT);
-        copy(s * SLOT + POINT, c, POINT);
-        if (HAS_ELEMENT && e)
-            copy(s * SLOT + 2 * POINT, e, ELEMENT);
-    }
-    /* The fetches so far form a group; waits until at most `pending` groups are still in
-     * flight (0 or 1). */
-    G16_HD void commit_and_wait(unsigned pending)
-    {
-#ifdef __CUDA_ARCH__
-        asm volatile("cp.async.commit_group;" ::: "memory");
-        if (pending)
-            asm volatile("cp.async.wait_group 1;" ::: "memory");
-        else
-            asm volatile("cp.async.wait_group 0;" ::: "memory");
-#else
-        (void)pending;
-#endif
-    }
-    template <class T>
-    G16_HD T read(unsigned k) const
-    {
-        T r;
-        uint4 *to = (uint4 *)&r;
-#ifdef __CUDA_ARCH__
-        extern __shared__ uint4 ba_shared[];
-#pragma unroll
-        for (unsigned i = 0; i < sizeof(T) / 16; i++)
-            to[i] = ba_shared[(k + i) * blockDim.x + threadIdx.x];
-#else
-        memcpy(to, &words[k], sizeof(T));
-#endif
-        return r;
-    }
-    G16_HD affine_d<F> point(unsigned s, unsigned which) const { return read<affine_d<F>>(s * SLOT + which * POINT); }
-    G16_HD F element(unsigned s) const { return read<F>(s * SLOT + 2 * POINT); }
 };
 
 /* --- the kernels' thread bodies: body(t) is thread t's work, t < the launch's count ---- */
@@ -467,40 +386,23 @@ G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d
 
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
- * which the sum loads anyway); the pair's sum goes out. PF: a ba_prefetch_mode. */
-template <class F, int PF>
+ * which the sum loads anyway); the pair's sum goes out. PF as in ba_denominators. */
+template <class F, bool PF, bool IL = false>
 struct ba_add {
     affine_d<F> *out;
     const F *pre, *prod_inv;
     const uint2 *io;
     ba_source<F> src;
     uint32_t qn, K;
-
-    /* Pair p = (first point, destination) given its points and 1 / its denominator;
-     * returns the denominator (the running inverse's next factor). The chord inline; the
-     * rare pairs (a point at infinity, equal x) by a call. */
-    G16_HD F sum(uint2 p, const affine_d<F> &a, const affine_d<F> &c, const F &inv_j) const
-    {
-        F d;
-        if (affine_add_is_chord(a, c, &d)) {
-            out[p.y] = affine_add_chord(a, c, inv_j);
-        } else if (ba_tangent_batched<F>::value) {
-            d = affine_add_denominator(a, c);
-            ba_add_special<F>(out + p.y, src, p.x, inv_j);
-        } else {
-            d = F::one();
-            out[p.y] = ba_add_special_ref(a, c);
-        }
-        return d;
-    }
-
     G16_HD void operator()(uint32_t t) const
     {
         uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K);
         if (n == 0)
             return;
-        if (PF == BA_PF_SHARED)
-            return walk_staged(j0, j0 + 32 * (n - 1), prod_inv[t]);
+        if constexpr (IL) {
+            interleaved(j0, j0 + 32 * (n - 1), prod_inv[t]);
+            return;
+        }
         F inv = prod_inv[t];
         uint32_t j = j0 + 32 * (n - 1);
         uint2 p = io[j];
@@ -512,18 +414,28 @@ struct ba_add {
             F inv_j = inv;
             if (more) {
                 inv_j = inv * pre[j - 32];
-                if (PF == BA_PF_REGISTERS) {
+                if (PF) {
                     pn = io[j - 32];
                     an = src.load(pn.x);
                     cn = src.load(pn.x + 1);
                 }
             }
-            F d = sum(p, a, c, inv_j);
+            /* The chord inline; the rare pairs (a point at infinity, equal x) by a call. */
+            F d;
+            if (affine_add_is_chord(a, c, &d)) {
+                out[p.y] = affine_add_chord(a, c, inv_j);
+            } else if (ba_tangent_batched<F>::value) {
+                d = affine_add_denominator(a, c);
+                ba_add_special<F>(out + p.y, src, p.x, inv_j);
+            } else {
+                d = F::one();
+                out[p.y] = ba_add_special_ref(a, c);
+            }
             if (!more)
                 break;
             inv = inv * d;
             j -= 32;
-            if (PF == BA_PF_REGISTERS) {
+            if (PF) {
                 p = pn;
                 a = an;
                 c = cn;
@@ -535,65 +447,60 @@ struct ba_add {
         }
     }
 
-    /* BA_PF_SHARED: pair j's points (and in G1 pre[j - 32]) wait in a ba_stage slot, copied
-     * there while pair j + 32 was summed. Finding a pair's points is a chain of loads
-     * (io[], then in round 0 refs[]), so the chain runs ahead too: pair j - 64's io in
-     * registers, pair j - 32's handles in registers, pair j's words in shared memory. */
-    G16_HD void walk_staged(uint32_t j0, uint32_t j, F inv) const
+    /* IL (G1): the same walk with the next pair's inverse computed beside this pair's
+     * chord. In the plain walk a pair's products form one chain, 1 / d_j = inv *
+     * pre[j - 32], then the chord's three (l, l^2, l (x1 - x3)), then inv * d_j after the
+     * branch between chord and rare pair: up to five products in sequence, each waiting
+     * on the last (run 35's Nsight: "wait", fixed-latency dependencies, is 3.85 of the
+     * 7.19 cycles between a warp's instructions). Here the rare pairs' denominator is
+     * settled first (a rare branch), and then one basic block holds two independent
+     * chains, the chord's three products and the next pair's two (inv * d_j, then times
+     * pre[j - 64]), for the scheduler to interleave: three in sequence instead of five,
+     * for ~12 more registers (ba_add has room up to 255 at 2 warps a scheduler). The walk's
+     * first pair has no successor; its inverse is inv itself, so the product before it
+     * takes 1 (one product wasted a thread). */
+    G16_HD void interleaved(uint32_t j0, uint32_t j, F inv) const
     {
-        ba_stage<F> st;
+        static_assert(ba_tangent_batched<F>::value, "the rare pairs' call as G1's");
         uint2 p = io[j];
-        uint32_t ha = src.handle(p.x), hc = src.handle(p.x + 1);
-        bool na = src.negated(ha), nc = src.negated(hc);
-        st.fetch(0, src.at(ha), src.at(hc), j > j0 ? &pre[j - 32] : nullptr);
-        uint2 p1 = make_uint2(0, 0), p2 = make_uint2(0, 0); /* pairs j - 32 and j - 64 */
-        if (j >= j0 + 32) {
-            p1 = io[j - 32];
-            ha = src.handle(p1.x);
-            hc = src.handle(p1.x + 1);
-        }
-        if (j >= j0 + 64)
-            p2 = io[j - 64];
-        for (unsigned s = 0;; s ^= 1) {
-            bool more = j > j0;
-            /* The next pair's copies start before this pair's are awaited. */
-            if (more)
-                st.fetch(s ^ 1, src.at(ha), src.at(hc), j - 32 > j0 ? &pre[j - 64] : nullptr);
-            st.commit_and_wait(more ? 1 : 0);
-            affine_d<F> a = st.point(s, 0), c = st.point(s, 1);
-            F inv_j = inv;
-            if (more) {
-                if constexpr (ba_stage<F>::HAS_ELEMENT)
-                    inv_j = inv * st.element(s);
-                else
-                    inv_j = inv * pre[j - 32];
+        affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
+        F inv_j = j > j0 ? inv * pre[j - 32] : inv;
+        for (; j > j0; j -= 32) {
+            uint2 pn;
+            affine_d<F> an, cn;
+            if (PF) {
+                pn = io[j - 32];
+                an = src.load(pn.x);
+                cn = src.load(pn.x + 1);
             }
-            if (na)
-                a = affine_neg(a);
-            if (nc)
-                c = affine_neg(c);
-            bool na1 = src.negated(ha), nc1 = src.negated(hc);
-            uint32_t ha2 = 0, hc2 = 0;
-            uint2 p3 = make_uint2(0, 0);
-            if (j >= j0 + 64) {
-                ha2 = src.handle(p2.x);
-                hc2 = src.handle(p2.x + 1);
-            }
-            if (j >= j0 + 96)
-                p3 = io[j - 96];
-            F d = sum(p, a, c, inv_j);
-            if (!more)
-                break;
+            F pre_n = j - 32 > j0 ? pre[j - 64] : F::one();
+            F d;
+            bool chord = affine_add_is_chord(a, c, &d);
+            if (!chord)
+                d = affine_add_denominator(a, c);
             inv = inv * d;
-            j -= 32;
-            p = p1;
-            na = na1;
-            nc = nc1;
-            p1 = p2;
-            ha = ha2;
-            hc = hc2;
-            p2 = p3;
+            F inv_n = inv * pre_n;
+            affine_d<F> r = affine_add_chord(a, c, inv_j);
+            if (chord)
+                out[p.y] = r;
+            else
+                ba_add_special<F>(out + p.y, src, p.x, inv_j);
+            inv_j = inv_n;
+            if (PF) {
+                p = pn;
+                a = an;
+                c = cn;
+            } else {
+                p = io[j - 32];
+                a = src.load(p.x);
+                c = src.load(p.x + 1);
+            }
         }
+        F d;
+        if (affine_add_is_chord(a, c, &d))
+            out[p.y] = affine_add_chord(a, c, inv_j);
+        else
+            ba_add_special<F>(out + p.y, src, p.x, inv_j);
     }
 };
 
@@ -687,23 +594,12 @@ struct ba_device_exec {
             return s;
         return G16_OK;
     }
-    /* Body over threads 0 .. n - 1 in blocks of `threads`, with `shared` bytes of dynamic
-     * shared memory a block (the carveout then leans to shared memory: ba_add's staging
-     * wants up to ~180 KiB an SM). */
     template <class Body>
-    g16_status run(size_t n, unsigned threads, const Body &body, size_t shared = 0)
+    g16_status run(size_t n, unsigned threads, const Body &body)
     {
         if (n == 0)
             return G16_OK;
-        if (shared) {
-            CUDA_TRY(cudaFuncSetAttribute(k_run<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)shared),
-                     G16_ERR_INTERNAL);
-            CUDA_TRY(cudaFuncSetAttribute(k_run<Body>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                          (int)cudaSharedmemCarveoutMaxShared),
-                     G16_ERR_INTERNAL);
-        }
-        k_run<Body><<<blocks_for(n, threads), threads, shared, ctx->stream>>>(body, (uint32_t)n);
+        k_run<Body><<<blocks_for(n, threads), threads, 0, ctx->stream>>>(body, (uint32_t)n);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
         return G16_OK;
     }
@@ -775,7 +671,7 @@ struct ba_host_exec {
     }
     g16_status prepare(uint32_t, unsigned, size_t) { return G16_OK; }
     template <class Body>
-    g16_status run(size_t n, unsigned, const Body &body, size_t = 0)
+    g16_status run(size_t n, unsigned, const Body &body)
     {
         for (size_t t = 0; t < n; t++)
             body((uint32_t)t);
@@ -882,10 +778,18 @@ unsigned ba_pair_block(const ba_tuning &tn)
     return tn.block ? tn.block : sizeof(F) > 48 ? 256u : 64u;
 }
 
+/* Threads per block of ba_denominators: tn.den_block, else as ba_add's (run 39: G2's at
+ * 147 registers in blocks of 256 runs one block, 2 warps a scheduler, an SM). */
+template <class F>
+unsigned ba_den_block(const ba_tuning &tn)
+{
+    return tn.den_block ? tn.den_block : ba_pair_block<F>(tn);
+}
+
 /* Pairs per thread for a chunk of qn pairs. */
 uint32_t ba_pairs_per_thread(uint32_t qn, const ba_tuning &tn)
 {
-    uint32_t k = qn / tn.target_threads, most = BA_MAX_PAIRS_PER_THREAD;
+    uint32_t k = qn / tn.target_threads, most = tn.max_pairs;
     return k < 1 ? 1 : k > most ? most : k;
 }
 
@@ -896,40 +800,43 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
-/* One chunk of a round's pairs: the denominators, their batch inversion, the sums, with
- * the prefetch tn.prefetch names (the field's default when negative; G2 has no register
- * prefetch: it falls back to none). ba_denominators loads the next pair's x's into
- * registers with either prefetch (G1). */
+/* One chunk of a round's pairs: the denominators, their batch inversion, the sums. G1's
+ * ba_add loads the next pair ahead unless tn.prefetch is 0, its ba_denominators unless
+ * tn.den_prefetch is 0 (or, when negative, as ba_add); G2's never (no registers to
+ * spare), so G2 instantiates one variant of each kernel. */
 template <class F, class Exec>
 g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
                          uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, F *scratch, F *host,
                          affine_d<F> *out, const ba_tuning &tn)
 {
-    unsigned block = ba_pair_block<F>(tn);
-    int mode = tn.prefetch < 0 ? ba_prefetch_default<F>() : tn.prefetch;
-    if (mode == BA_PF_REGISTERS && !ba_prefetch<F>::value)
-        mode = BA_PF_NONE;
-    auto chunk = [&](auto den_prefetch, auto add_prefetch) -> g16_status {
-        constexpr bool DPF = decltype(den_prefetch)::value;
-        constexpr int APF = decltype(add_prefetch)::value;
+    auto chunk = [&](auto den_prefetch, auto add_prefetch, auto interleave) -> g16_status {
+        constexpr bool DPF = decltype(den_prefetch)::value, APF = decltype(add_prefetch)::value;
+        constexpr bool IL = decltype(interleave)::value;
         g16_status s;
-        if ((s = ex.run(T, block, ba_denominators<F, DPF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+        if ((s = ex.run(T, ba_den_block<F>(tn),
+                        ba_denominators<F, DPF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
             (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
             return s;
-        return ex.run(T, block, ba_add<F, APF>{out, pre, prod, io, src, qn, K},
-                      APF == BA_PF_SHARED ? block * ba_stage<F>::BYTES : 0);
+        return ex.run(T, ba_pair_block<F>(tn), ba_add<F, APF, IL>{out, pre, prod, io, src, qn, K});
     };
-    constexpr bool regs = ba_prefetch<F>::value;
-    using none = std::integral_constant<int, BA_PF_NONE>;
-    using shared = std::integral_constant<int, BA_PF_SHARED>;
-    if (mode == BA_PF_SHARED)
-        return chunk(std::integral_constant<bool, regs>{}, shared{});
-    if constexpr (regs) {
-        if (mode == BA_PF_REGISTERS)
-            return chunk(std::true_type{}, std::integral_constant<int, BA_PF_REGISTERS>{});
+    using yes = std::true_type;
+    using no = std::false_type;
+    if constexpr (ba_prefetch<F>::value) {
+        bool add = tn.prefetch != 0, den = tn.den_prefetch < 0 ? add : tn.den_prefetch != 0;
+        auto with = [&](auto interleave) -> g16_status {
+            if (add && den)
+                return chunk(yes{}, yes{}, interleave);
+            if (add)
+                return chunk(no{}, yes{}, interleave);
+            if (den)
+                return chunk(yes{}, no{}, interleave);
+            return chunk(no{}, no{}, interleave);
+        };
+        return tn.interleave > 0 ? with(yes{}) : with(no{});
+    } else {
+        return chunk(no{}, no{}, no{});
     }
-    return chunk(std::false_type{}, none{});
 }
 
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
@@ -955,10 +862,10 @@ struct ba_round_bufs {
         if (chunk_pairs == 0)
             chunk_pairs = 1;
         /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2
-         * targets with fewer than 16 pairs a thread, a sixteenth of the pairs with 16, and
-         * never more than the pairs (rounded up to a warp). */
-        uint32_t most = 2 * tn.target_threads, by16 = chunk_pairs / BA_MAX_PAIRS_PER_THREAD;
-        uint32_t max_threads = (by16 > most ? by16 : most) + 64;
+         * targets with fewer than max_pairs pairs a thread, the pairs / max_pairs with
+         * max_pairs, and never more than the pairs (rounded up to a warp). */
+        uint32_t most = 2 * tn.target_threads, by_max = chunk_pairs / tn.max_pairs;
+        uint32_t max_threads = (by_max > most ? by_max : most) + 64;
         if (max_threads > chunk_pairs + 32)
             max_threads = chunk_pairs + 32;
         cap[0] = gm / 2 + gnb;
