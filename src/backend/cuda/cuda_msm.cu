@@ -662,8 +662,6 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.prefetch = 0;
         if (tuning->no_den_prefetch)
             tn.den_prefetch = 0;
-        if (tuning->interleave)
-            tn.interleave = tuning->interleave == 1;
         if (tuning->max_pairs >= 1 && tuning->max_pairs <= BA_MAX_PAIRS_PER_THREAD)
             tn.max_pairs = tuning->max_pairs;
     }

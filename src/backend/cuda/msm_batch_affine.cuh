@@ -76,21 +76,21 @@ struct ba_tuning {
     unsigned den_block; /* the same for ba_denominators (ba_den_block) */
     int prefetch;       /* G1's ba_add loads the next pair ahead: -1 by field, 0 or 1 */
     int den_prefetch;   /* G1's ba_denominators the same: -1 as ba_add, 0 or 1 */
-    int interleave;     /* G1's ba_add in its interleaved walk (ba_add::interleaved): 0 or 1 */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
- * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the same for
- * ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread (benchmarks sweep
- * them). Tail 8: G1 dense 2^26,
- * run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 / 472 ms. The prefetch stays on for
- * G1: without it ba_add needs 152 registers instead of 196 (12 warps an SM instead of 8)
- * and G1 dense 2^26 takes 593 ms instead of 401 (run 37; bench/NOTES.md). */
+ * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
+ * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread (benchmarks
+ * sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 /
+ * 472 ms. The prefetch stays on for G1: without it ba_add needs 152 registers instead of
+ * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
+ * 37; bench/NOTES.md). Run 40: 32 or 64 pairs a thread, G1's ba_denominators without its
+ * prefetch, G2's in blocks of 64: all within 2% of these defaults. */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -106,9 +106,6 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_DEN_PREFETCH");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         t.den_prefetch = env[0] - '0';
-    env = getenv("G16_GPU_MSM_INTERLEAVE");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        t.interleave = env[0] - '0';
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
@@ -387,7 +384,7 @@ G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
  * which the sum loads anyway); the pair's sum goes out. PF as in ba_denominators. */
-template <class F, bool PF, bool IL = false>
+template <class F, bool PF>
 struct ba_add {
     affine_d<F> *out;
     const F *pre, *prod_inv;
@@ -399,10 +396,6 @@ struct ba_add {
         uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K);
         if (n == 0)
             return;
-        if constexpr (IL) {
-            interleaved(j0, j0 + 32 * (n - 1), prod_inv[t]);
-            return;
-        }
         F inv = prod_inv[t];
         uint32_t j = j0 + 32 * (n - 1);
         uint2 p = io[j];
@@ -445,62 +438,6 @@ struct ba_add {
                 c = src.load(p.x + 1);
             }
         }
-    }
-
-    /* IL (G1): the same walk with the next pair's inverse computed beside this pair's
-     * chord. In the plain walk a pair's products form one chain, 1 / d_j = inv *
-     * pre[j - 32], then the chord's three (l, l^2, l (x1 - x3)), then inv * d_j after the
-     * branch between chord and rare pair: up to five products in sequence, each waiting
-     * on the last (run 35's Nsight: "wait", fixed-latency dependencies, is 3.85 of the
-     * 7.19 cycles between a warp's instructions). Here the rare pairs' denominator is
-     * settled first (a rare branch), and then one basic block holds two independent
-     * chains, the chord's three products and the next pair's two (inv * d_j, then times
-     * pre[j - 64]), for the scheduler to interleave: three in sequence instead of five,
-     * for ~12 more registers (ba_add has room up to 255 at 2 warps a scheduler). The walk's
-     * first pair has no successor; its inverse is inv itself, so the product before it
-     * takes 1 (one product wasted a thread). */
-    G16_HD void interleaved(uint32_t j0, uint32_t j, F inv) const
-    {
-        static_assert(ba_tangent_batched<F>::value, "the rare pairs' call as G1's");
-        uint2 p = io[j];
-        affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
-        F inv_j = j > j0 ? inv * pre[j - 32] : inv;
-        for (; j > j0; j -= 32) {
-            uint2 pn;
-            affine_d<F> an, cn;
-            if (PF) {
-                pn = io[j - 32];
-                an = src.load(pn.x);
-                cn = src.load(pn.x + 1);
-            }
-            F pre_n = j - 32 > j0 ? pre[j - 64] : F::one();
-            F d;
-            bool chord = affine_add_is_chord(a, c, &d);
-            if (!chord)
-                d = affine_add_denominator(a, c);
-            inv = inv * d;
-            F inv_n = inv * pre_n;
-            affine_d<F> r = affine_add_chord(a, c, inv_j);
-            if (chord)
-                out[p.y] = r;
-            else
-                ba_add_special<F>(out + p.y, src, p.x, inv_j);
-            inv_j = inv_n;
-            if (PF) {
-                p = pn;
-                a = an;
-                c = cn;
-            } else {
-                p = io[j - 32];
-                a = src.load(p.x);
-                c = src.load(p.x + 1);
-            }
-        }
-        F d;
-        if (affine_add_is_chord(a, c, &d))
-            out[p.y] = affine_add_chord(a, c, inv_j);
-        else
-            ba_add_special<F>(out + p.y, src, p.x, inv_j);
     }
 };
 
@@ -810,33 +747,25 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
                          uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, F *scratch, F *host,
                          affine_d<F> *out, const ba_tuning &tn)
 {
-    auto chunk = [&](auto den_prefetch, auto add_prefetch, auto interleave) -> g16_status {
+    auto chunk = [&](auto den_prefetch, auto add_prefetch) -> g16_status {
         constexpr bool DPF = decltype(den_prefetch)::value, APF = decltype(add_prefetch)::value;
-        constexpr bool IL = decltype(interleave)::value;
         g16_status s;
         if ((s = ex.run(T, ba_den_block<F>(tn),
                         ba_denominators<F, DPF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
             (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
             return s;
-        return ex.run(T, ba_pair_block<F>(tn), ba_add<F, APF, IL>{out, pre, prod, io, src, qn, K});
+        return ex.run(T, ba_pair_block<F>(tn), ba_add<F, APF>{out, pre, prod, io, src, qn, K});
     };
-    using yes = std::true_type;
-    using no = std::false_type;
     if constexpr (ba_prefetch<F>::value) {
         bool add = tn.prefetch != 0, den = tn.den_prefetch < 0 ? add : tn.den_prefetch != 0;
-        auto with = [&](auto interleave) -> g16_status {
-            if (add && den)
-                return chunk(yes{}, yes{}, interleave);
-            if (add)
-                return chunk(no{}, yes{}, interleave);
-            if (den)
-                return chunk(yes{}, no{}, interleave);
-            return chunk(no{}, no{}, interleave);
-        };
-        return tn.interleave > 0 ? with(yes{}) : with(no{});
-    } else {
-        return chunk(no{}, no{}, no{});
+        if (add && den)
+            return chunk(std::true_type{}, std::true_type{});
+        if (add)
+            return chunk(std::false_type{}, std::true_type{});
+        if (den)
+            return chunk(std::true_type{}, std::false_type{});
     }
+    return chunk(std::false_type{}, std::false_type{});
 }
 
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
