@@ -6,14 +6,17 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_probe.h"
 #include "util/clock.h"
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A resident array from pageable host memory (a proving key as loaded: it goes through
- * pinned bounce buffers, cuda_ctx.cu's upload_staged) arrives byte for byte, and how fast:
- * a size with a partial last chunk, filled with a pattern, read back and compared. */
-static void check_resident_upload(size_t bytes)
+/* A resident array from pageable host memory (a proving key as loaded), by a plain copy or
+ * through pinned bounce buffers (staged: G16_GPU_STAGED_UPLOAD=1, cuda_ctx.cu's
+ * upload_staged), arrives byte for byte, and how fast: a size with a partial last chunk,
+ * filled with a pattern, read back and compared. */
+static void check_resident_upload(size_t bytes, bool staged)
 {
+    setenv("G16_GPU_STAGED_UPLOAD", staged ? "1" : "0", 1);
     cuda_ctx *ctx = NULL;
     uint8_t *host = malloc(bytes), *back = malloc(bytes);
     if (!CHECK(host && back) || !CHECK(cuda_ctx_create(&ctx, 0) == G16_OK)) {
@@ -32,8 +35,9 @@ static void check_resident_upload(size_t bytes)
     else if (CHECK(cuda_ctx_download(ctx, back, dev, bytes) == G16_OK)) {
         if (!CHECK(memcmp(host, back, bytes) == 0))
             printf("resident upload of %zu bytes: the device copy differs\n", bytes);
-        printf("resident upload from pageable memory: %.2f GiB in %.1f ms, %.1f GB/s\n",
-               bytes / 1073741824.0, ms, bytes / (ms * 1e-3) / 1e9);
+        printf("resident upload from pageable memory%s: %.2f GiB in %.1f ms, %.1f GB/s\n",
+               staged ? " through pinned bounce buffers" : "", bytes / 1073741824.0, ms,
+               bytes / (ms * 1e-3) / 1e9);
     }
     cuda_ctx_free(ctx);
     free(host);
@@ -59,8 +63,10 @@ int main(void)
            info.global_mem_bytes / 1073741824.0, info.l2_bytes / 1048576.0, info.kernel_ms,
            info.h2d_gbps);
     CHECK(info.cc_major >= 7);
-    check_resident_upload((size_t)1 << 20 | 12345);
-    check_resident_upload(((size_t)4 << 30) + 4096 + 7);
+    for (int staged = 0; staged < 2; staged++) {
+        check_resident_upload((size_t)1 << 20 | 12345, staged);
+        check_resident_upload(((size_t)4 << 30) + 4096 + 7, staged);
+    }
     return test_finish();
 #endif
 }

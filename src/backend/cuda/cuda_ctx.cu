@@ -308,6 +308,15 @@ static cudaError_t upload_staged(cuda_ctx *ctx, void *dev, const void *host, siz
     return err;
 }
 
+/* Whether a resident upload goes through upload_staged: pageable ranges when
+ * G16_GPU_STAGED_UPLOAD=1. Off by default until it has run on a GPU (written in session 12
+ * with the device time spent; test_cuda_probe times both ways). */
+static bool staged_upload_wanted(const void *host)
+{
+    const char *env = getenv("G16_GPU_STAGED_UPLOAD");
+    return env && env[0] == '1' && env[1] == 0 && !host_pinned(host);
+}
+
 double cuda_elapsed_ms(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0;
@@ -430,8 +439,9 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
     if (st)
         return st;
     if (bytes) {
-        cudaError_t err = host_pinned(host) ? cuda_copy(ctx, d, host, bytes, cudaMemcpyHostToDevice)
-                                            : upload_staged(ctx, d, host, bytes);
+        cudaError_t err = staged_upload_wanted(host)
+                              ? upload_staged(ctx, d, host, bytes)
+                              : cuda_copy(ctx, d, host, bytes, cudaMemcpyHostToDevice);
         if (err != cudaSuccess) {
             cuda_free_bytes(d);
             return status_fail(G16_ERR_INTERNAL, "uploading %zu bytes to GPU %d: %s", bytes,
