@@ -240,8 +240,8 @@ cudaError_t cuda_copy(cuda_ctx *ctx, void *dst, const void *src, size_t bytes, c
     return err != cudaSuccess ? err : cudaStreamSynchronize(ctx->stream);
 }
 
-/* Whether the copy engine can read host range [p, p + 1) directly (pinned by
- * cudaHostAlloc or registered by cudaHostRegister). */
+/* Whether the copy engine can read the host memory at p directly (pinned by cudaHostAlloc
+ * or registered by cudaHostRegister). */
 static bool host_pinned(const void *p)
 {
     cudaPointerAttributes attr;
@@ -252,16 +252,24 @@ static bool host_pinned(const void *p)
     return attr.type == cudaMemoryTypeHost;
 }
 
-/* Host threads' memcpy of n bytes in `threads` slices (a pageable read runs ~5-10 GB/s a
- * thread). */
+/* Host threads' memcpy of n bytes in up to `threads` (<= 16) slices (a pageable read runs
+ * ~5-10 GB/s a thread); a slice whose thread cannot be started is copied by the caller. */
 static void parallel_memcpy(void *dst, const void *src, size_t n, unsigned threads)
 {
     std::thread pool[16];
+    threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
     size_t slice = (n / threads + 4095) & ~(size_t)4095;
     unsigned started = 0;
-    for (size_t off = 0; off < n && started < threads; off += slice, started++) {
+    for (size_t off = 0; off < n; off += slice) {
         size_t len = n - off < slice ? n - off : slice;
-        pool[started] = std::thread([=] { memcpy((char *)dst + off, (const char *)src + off, len); });
+        char *to = (char *)dst + off;
+        const char *from = (const char *)src + off;
+        try {
+            pool[started] = std::thread([=] { memcpy(to, from, len); });
+            started++;
+        } catch (...) {
+            memcpy(to, from, len);
+        }
     }
     for (unsigned i = 0; i < started; i++)
         pool[i].join();
@@ -285,7 +293,12 @@ static cudaError_t upload_staged(cuda_ctx *ctx, void *dev, const void *host, siz
         if (err == cudaSuccess)
             err = cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming);
     }
-    for (size_t off = 0, c = 0; err == cudaSuccess && off < bytes; off += chunk, c++) {
+    bool staged = err == cudaSuccess;
+    if (!staged) {
+        cudaGetLastError(); /* no pinned buffers (a pinned-memory limit): the plain copy */
+        err = cuda_copy(ctx, dev, host, bytes, cudaMemcpyHostToDevice);
+    }
+    for (size_t off = 0, c = 0; staged && err == cudaSuccess && off < bytes; off += chunk, c++) {
         int b = (int)(c % BUFS);
         size_t n = bytes - off < chunk ? bytes - off : chunk;
         err = cudaEventSynchronize(done[b]); /* the copy engine is done with the buffer */
