@@ -32,6 +32,8 @@
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
 #   ab         builds and settings side by side (AB_RUNS, AB_ARGS: see the step)
 #   test_cuda_ntt  test_cuda_ntt only
+#   upload     test_cuda_probe only: a resident array's upload from pageable memory, plain
+#              and through pinned bounce buffers (G16_GPU_STAGED_UPLOAD), bytes and rates
 #   g2         bench_gpu_msm's G2 MSMs 2^24 and 2^26 and the arithmetic rates
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
@@ -231,6 +233,10 @@ for step in "${steps[@]}"; do
       run "$name" ${AB_LIMIT:-120} env $vars "build-gpu/$bin" "${args[@]}"
       grep -h '^| G' "$logs/$name.txt" | sed "s/^/    $entry: /"
     done
+    ;;
+  upload)
+    run test_cuda_probe 120 build-gpu/test_cuda_probe
+    grep -hE 'upload|differ|FAIL|checks' "$logs"/test_cuda_probe.txt | head -20 | sed 's/^/    /'
     ;;
   test_cuda_ntt)
     run test_cuda_ntt 300 build-gpu/test_cuda_ntt
