@@ -42,8 +42,8 @@
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for the pair
 #              kernels (dense 2^26; STALL_CASES="G1 dense,G2 dense": the bench's cases
-#              profiled, G1's alone by default): what bounds them (STALL_KERNELS: a regex of kernel
-#              names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
+#              profiled, G1's alone by default): what bounds them (STALL_KERNELS: a
+#              regex of kernel names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
 #              run, e.g. G16_GPU_MSM_PREFETCH=0; STALL_BIN: another bench_gpu_msm build)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
 #   chain-stalls  the same for the register-resident chain of Fp products (the ceiling

@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* body(ctx, begin, end, worker): process items [begin, end); worker < parallel_threads()
  * identifies the thread, for per-thread scratch. */
 typedef void (*parallel_body)(void *ctx, size_t begin, size_t end, unsigned worker);
@@ -26,5 +30,9 @@ unsigned parallel_set_threads(unsigned threads);
 /* Runs body over [0, n) in chunks of at least min_chunk items and returns when every
  * item is done. */
 void parallel_for(size_t n, size_t min_chunk, parallel_body body, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,7 @@
  * are uploaded once and reused by every partition), checked allocations; and the
  * element-wise arithmetic checks that the tests run on the device and on the host. */
 #include "cuda_ctx.cuh"
+#include "util/parallel.h"
 #include "curve.cuh"
 
 #include <stdio.h>
@@ -10,7 +11,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <thread>
 #include <new>
 
 /* Process-wide counts of cudaMalloc/cudaFree (cuda_alloc_counts). */
@@ -240,51 +240,28 @@ cudaError_t cuda_copy(cuda_ctx *ctx, void *dst, const void *src, size_t bytes, c
     return err != cudaSuccess ? err : cudaStreamSynchronize(ctx->stream);
 }
 
-/* Whether the copy engine can read the host memory at p directly (pinned by cudaHostAlloc
- * or registered by cudaHostRegister). */
-static bool host_pinned(const void *p)
+/* parallel_for's body for upload_staged: bytes [begin, end) of a chunk into its pinned
+ * buffer (a pageable read runs ~5-10 GB/s a thread). */
+typedef struct {
+    char *to;
+    const char *from;
+} copy_job;
+
+static void copy_bytes(void *ctx, size_t begin, size_t end, unsigned)
 {
-    cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError(); /* older drivers report pageable memory as an error */
-        return false;
-    }
-    return attr.type == cudaMemoryTypeHost;
+    const copy_job *j = (const copy_job *)ctx;
+    memcpy(j->to + begin, j->from + begin, end - begin);
 }
 
-/* Host threads' memcpy of n bytes in up to `threads` (<= 16) slices (a pageable read runs
- * ~5-10 GB/s a thread); a slice whose thread cannot be started is copied by the caller. */
-static void parallel_memcpy(void *dst, const void *src, size_t n, unsigned threads)
-{
-    std::thread pool[16];
-    threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
-    size_t slice = (n / threads + 4095) & ~(size_t)4095;
-    unsigned started = 0;
-    for (size_t off = 0; off < n; off += slice) {
-        size_t len = n - off < slice ? n - off : slice;
-        char *to = (char *)dst + off;
-        const char *from = (const char *)src + off;
-        try {
-            pool[started] = std::thread([=] { memcpy(to, from, len); });
-            started++;
-        } catch (...) {
-            memcpy(to, from, len);
-        }
-    }
-    for (unsigned i = 0; i < started; i++)
-        pool[i].join();
-}
-
-/* A pageable host range to the device through pinned bounce buffers: host threads copy
- * chunk c into buffer c % BUFS while the copy engine moves the chunks before it. Pageable
+/* A pageable host range to the device through pinned bounce buffers: the process's worker
+ * threads (parallel_for) copy chunk c into buffer c % BUFS while the copy engine moves
+ * the chunks before it. Pageable
  * cudaMemcpy runs at ~5 GB/s on the H200's host (run 41: a 2^27 key's 44.5 GiB took ~9 s),
  * pinned at ~55 GB/s, and pinning the key itself in place costs ~0.6 s a GiB. */
 static cudaError_t upload_staged(cuda_ctx *ctx, void *dev, const void *host, size_t bytes)
 {
     enum { BUFS = 3 };
     const size_t chunk = bytes < ((size_t)64 << 20) ? bytes : (size_t)64 << 20;
-    unsigned threads = std::thread::hardware_concurrency();
-    threads = threads < 2 ? 1 : threads / 2 > 8 ? 8 : threads / 2;
     void *buf[BUFS] = {};
     cudaEvent_t done[BUFS] = {};
     cudaError_t err = cudaSuccess;
@@ -304,7 +281,8 @@ static cudaError_t upload_staged(cuda_ctx *ctx, void *dev, const void *host, siz
         err = cudaEventSynchronize(done[b]); /* the copy engine is done with the buffer */
         if (err != cudaSuccess)
             break;
-        parallel_memcpy(buf[b], (const char *)host + off, n, threads);
+        copy_job job = {(char *)buf[b], (const char *)host + off};
+        parallel_for(n, (size_t)4 << 20, copy_bytes, &job);
         err = cudaMemcpyAsync((char *)dev + off, buf[b], n, cudaMemcpyHostToDevice, ctx->stream);
         if (err == cudaSuccess)
             err = cudaEventRecord(done[b], ctx->stream);
@@ -327,7 +305,7 @@ static cudaError_t upload_staged(cuda_ctx *ctx, void *dev, const void *host, siz
 static bool staged_upload_wanted(const void *host)
 {
     const char *env = getenv("G16_GPU_STAGED_UPLOAD");
-    return env && env[0] == '1' && env[1] == 0 && !host_pinned(host);
+    return env && env[0] == '1' && env[1] == 0 && !cuda_host_is_pinned(host);
 }
 
 double cuda_elapsed_ms(cudaEvent_t a, cudaEvent_t b)
