@@ -34,6 +34,7 @@
 #   test_cuda_ntt  test_cuda_ntt only
 #   upload     test_cuda_probe only: a resident array's upload from pageable memory, plain
 #              and through pinned bounce buffers (G16_GPU_STAGED_UPLOAD), bytes and rates
+#   rates      bench_gpu_msm's arithmetic rates alone (field_f64.cuh's product among them)
 #   g2         bench_gpu_msm's G2 MSMs 2^24 and 2^26 and the arithmetic rates
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
@@ -241,6 +242,12 @@ for step in "${steps[@]}"; do
   test_cuda_ntt)
     run test_cuda_ntt 300 build-gpu/test_cuda_ntt
     grep -hE 'differ|FAIL|checks' "$logs"/test_cuda_ntt.txt | head -20 | sed 's/^/    /'
+    ;;
+  rates)
+    # The arithmetic ceilings alone (bench_gpu_msm with no MSM case): products and point
+    # additions per second, then the product rates at 4 to 32 warps an SM.
+    run rates 120 build-gpu/bench_gpu_msm --case none
+    grep -hE '^\| ' "$logs/rates.txt" | sed 's/^/    /'
     ;;
   g2)
     # The G2 MSMs (2^24, 2^26) and the arithmetic rates (Fp2 product, G2 addition): what an

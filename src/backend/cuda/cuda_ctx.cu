@@ -299,13 +299,17 @@ static cudaError_t upload_staged(cuda_ctx *ctx, void *dev, const void *host, siz
     return err;
 }
 
-/* Whether a resident upload goes through upload_staged: pageable ranges when
- * G16_GPU_STAGED_UPLOAD=1. Off by default until it has run on a GPU (written in session 12
- * with the device time spent; test_cuda_probe times both ways). */
-static bool staged_upload_wanted(const void *host)
+/* Whether a resident upload goes through upload_staged: pageable ranges of 64 MiB and
+ * more (run 42, H200: 4 GiB at 12.6 GB/s staged against 6.4 GB/s by one pageable copy; a
+ * 2^27 key's 44.5 GiB in ~3 s instead of ~9 s), smaller ones by one copy (the buffers'
+ * allocation costs ~7 ms). G16_GPU_STAGED_UPLOAD=0 turns it off, =1 forces it at any
+ * size (test_cuda_probe times both ways). */
+static bool staged_upload_wanted(const void *host, size_t bytes)
 {
     const char *env = getenv("G16_GPU_STAGED_UPLOAD");
-    return env && env[0] == '1' && env[1] == 0 && !cuda_host_is_pinned(host);
+    bool forced = env && env[0] == '1' && env[1] == 0;
+    bool off = env && env[0] == '0' && env[1] == 0;
+    return !off && (forced || bytes >= ((size_t)64 << 20)) && !cuda_host_is_pinned(host);
 }
 
 double cuda_elapsed_ms(cudaEvent_t a, cudaEvent_t b)
@@ -430,7 +434,7 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
     if (st)
         return st;
     if (bytes) {
-        cudaError_t err = staged_upload_wanted(host)
+        cudaError_t err = staged_upload_wanted(host, bytes)
                               ? upload_staged(ctx, d, host, bytes)
                               : cuda_copy(ctx, d, host, bytes, cudaMemcpyHostToDevice);
         if (err != cudaSuccess) {
