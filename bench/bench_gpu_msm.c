@@ -126,10 +126,9 @@ int main(int argc, char **argv)
 
     /* The arithmetic ceilings first: register-resident chains, no memory traffic. */
     static const char *rate_names[] = {"Fr mul", "Fp mul", "Fp2 mul", "G1 add (XYZZ+affine)",
-                                       "G2 add (XYZZ+affine)", "Fp mul on the FP64 pipe",
-                                       "Fp mul, integer and FP64 chains side by side"};
+                                       "G2 add (XYZZ+affine)"};
     printf("\n| arithmetic | per second |\n|---|---|\n");
-    for (int w = 0; w < 7; w++) {
+    for (int w = 0; w < 5; w++) {
         double rate = 0;
         const void *pts = w == 4 ? (const void *)b2 : (const void *)b1;
         if (cuda_arith_rate(ctx, &rate, w, pts) == G16_OK)
@@ -141,10 +140,8 @@ int main(int argc, char **argv)
     static const unsigned warps[] = {4, 8, 12, 16, 32};
     printf("\n| products per second at W warps an SM | W = 4 | 8 | 12 | 16 | 32 |\n"
            "|---|---|---|---|---|---|\n");
-    static const char *field_names[] = {"", "Fp", "Fp2", "Fp on the FP64 pipe",
-                                        "Fp on both pipes"};
-    for (int field = 1; field <= 4; field++) {
-        printf("| %s mul |", field_names[field]);
+    for (int field = 1; field <= 2; field++) {
+        printf("| %s mul |", field == 1 ? "Fp" : "Fp2");
         for (size_t k = 0; k < sizeof warps / sizeof warps[0]; k++) {
             double rate = 0;
             if (cuda_product_rate_at(ctx, &rate, field, warps[k]) == G16_OK)

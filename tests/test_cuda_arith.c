@@ -43,10 +43,9 @@ static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery", 
     } while (0)
 
 /* One prime field F (fr or fp, cuda_field_check's field id, LIMBS 64-bit limbs): every
- * op on the device (or its host build) against the CPU's. NAME: the check's name (fp_f64:
- * Fp with its products on the FP64 pipe, field_f64.cuh, against the same CPU field). */
-#define DEFINE_CHECK_FIELD(NAME, F, ID, LIMBS)                                            \
-    static void check_field_##NAME(size_t n)                                             \
+ * op on the device (or its host build) against the CPU's. */
+#define DEFINE_CHECK_FIELD(F, ID, LIMBS)                                                  \
+    static void check_field_##F(size_t n)                                                \
     {                                                                                    \
         F##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);                    \
         F##_t *got = malloc(n * sizeof *got);                                            \
@@ -71,7 +70,7 @@ static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery", 
                 }                                                                        \
                 }                                                                        \
                 if (memcmp(&want, &got[i], sizeof want) && bad++ < 3)                    \
-                    printf("  " #NAME " %s differs at %zu\n", op_names[op], i);             \
+                    printf("  " #F " %s differs at %zu\n", op_names[op], i);             \
             }                                                                            \
             CHECK(bad == 0);                                                             \
         }                                                                                \
@@ -79,9 +78,8 @@ static const char *op_names[] = {"add", "sub", "mul", "sqr", "from_montgomery", 
         free(b);                                                                         \
         free(got);                                                                       \
     }
-DEFINE_CHECK_FIELD(fr, fr, 0, 4)
-DEFINE_CHECK_FIELD(fp, fp, 1, 6)
-DEFINE_CHECK_FIELD(fp_f64, fp, 3, 6)
+DEFINE_CHECK_FIELD(fr, 0, 4)
+DEFINE_CHECK_FIELD(fp, 1, 6)
 
 static void random_fp2(fp2_t *r)
 {
@@ -210,7 +208,6 @@ int main(int argc, char **argv)
     size_t n = on_device ? test_count(1 << 16) : test_count(2000);
     check_field_fr(n);
     check_field_fp(n);
-    check_field_fp_f64(n);
     check_field_fp2(n);
     size_t np = on_device ? test_count(4096) : test_count(200);
     CHECK_POINTS(g1, 1, np);

@@ -150,9 +150,8 @@ g16_status cuda_fixed_base_g2(cuda_ctx *ctx, void *out, const void *table,
 /* Field arithmetic checks for the tests: run op over n element pairs on the device
  * (device=true, needs a GPU) or with the same code compiled for the host (device=false,
  * runs anywhere), in place: a[i] = a[i] op b[i]. op: 0 add, 1 sub, 2 mul, 3 sqr (of a),
- * 4 from Montgomery (of a), 5 inverse (of a; 0 for 0). field: 0 Fr, 1 Fp, 2 Fp2, 3 Fp with
- * its products on the FP64 pipe (field_f64.cuh). a and b are host arrays of the CPU's
- * layout (32, 48, 96 or 48 bytes per element). */
+ * 4 from Montgomery (of a), 5 inverse (of a; 0 for 0). field: 0 Fr, 1 Fp, 2 Fp2. a and b are host arrays of the
+ * CPU's layout (32, 48 or 96 bytes per element). */
 g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void *a,
                             const void *b, size_t n);
 /* The same for points: G1 (group 1) or G2 (group 2); op 0: out[i] = xyzz_add(a[i], b[i])
@@ -194,12 +193,12 @@ g16_status cuda_msm_sum_emulate(int group, void *sum, const void *bases, size_t 
  * MSM's batch inversions end there). */
 g16_status cuda_host_batch_inverse(void *values, size_t n, int field);
 
-/* Arithmetic ceilings for benchmarks: products (what 0 Fr, 1 Fp, 2 Fp2, 5 Fp on the FP64
- * pipe, 6 Fp on both pipes: an integer chain and an FP64 chain in each thread) or mixed XYZZ point additions (3 G1, 4 G2; points_host: 64 affine points of that
- * group) per second, register-resident dependent chains over the whole device. */
+/* Arithmetic ceilings for benchmarks: products (what 0 Fr, 1 Fp, 2 Fp2) or mixed XYZZ
+ * point additions (3 G1, 4 G2; points_host: 64 affine points of that group) per second,
+ * register-resident dependent chains over the whole device. */
 g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int what, const void *points_host);
 
-/* The product rate (field 1 Fp, 2 Fp2, 3 Fp on the FP64 pipe, 4 on both) with warps_per_sm warps an SM (4 .. 32, a multiple
+/* The product rate (field 1 Fp, 2 Fp2) with warps_per_sm warps an SM (4 .. 32, a multiple
  * of 4: blocks of 128 threads): how many warps a dependent chain of products a thread
  * needs to reach the ceiling, against the round kernels' occupancy (G1 and G2 8). Run 33:
  * 8 already do. */

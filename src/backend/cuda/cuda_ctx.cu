@@ -4,7 +4,6 @@
 #include "cuda_ctx.cuh"
 #include "util/parallel.h"
 #include "curve.cuh"
-#include "field_f64.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,44 +604,6 @@ extern "C" bool cuda_host_is_pinned(const void *host)
 
 /* --- arithmetic checks ------------------------------------------------------------------ */
 
-/* Fp with its products on the FP64 pipe (field_f64.cuh), for the checks: the element is
- * an fp_d, each product converts both sides to 48-bit limbs and back, so every op of
- * field_op and the CPU's results apply unchanged (field 3 of cuda_field_check). */
-struct fp_via_f64 {
-    fp_d x;
-};
-__host__ __device__ fp_via_f64 operator+(const fp_via_f64 &a, const fp_via_f64 &b)
-{
-    return fp_via_f64{a.x + b.x};
-}
-__host__ __device__ fp_via_f64 operator-(const fp_via_f64 &a, const fp_via_f64 &b)
-{
-    return fp_via_f64{a.x - b.x};
-}
-__host__ __device__ fp_via_f64 operator*(const fp_via_f64 &a, const fp_via_f64 &b)
-{
-    return fp_via_f64{fpf_to_fp(fpf_mul(fpf_from_fp(a.x), fpf_from_fp(b.x)))};
-}
-__host__ __device__ fp_via_f64 sqr(const fp_via_f64 &a) { return a * a; }
-/* Fermat, as field.cuh's inv, with every square and product in 48-bit limbs. */
-__host__ __device__ fp_via_f64 inv(const fp_via_f64 &a)
-{
-    fpf_d r = fpf_from_fp(fp_d::one()), x = fpf_from_fp(a.x);
-    for (int bit = 383; bit >= 0; bit--) {
-        r = r * r;
-        uint64_t limb = fp_params::p64(bit / 64) - (bit < 64 ? 2u : 0u);
-        if ((limb >> (bit % 64)) & 1)
-            r = r * x;
-    }
-    return fp_via_f64{fpf_to_fp(r)};
-}
-__host__ __device__ fp_via_f64 from_montgomery(const fp_via_f64 &a)
-{
-    fp_d one_int = fp_d::zero();
-    one_int.v[0] = 1;
-    return fp_via_f64{one_int} * a;
-}
-
 template <class F>
 __host__ __device__ void field_op(F *a, const F *b, size_t i, int op)
 {
@@ -756,7 +717,6 @@ extern "C" g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool de
     case 0: return field_check<fr_d>(ctx, op, device, a, b, n);
     case 1: return field_check<fp_d>(ctx, op, device, a, b, n);
     case 2: return field_check<fp2_d>(ctx, op, device, a, b, n);
-    case 3: return field_check<fp_via_f64>(ctx, op, device, a, b, n);
     default: return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_field_check: field %d", field);
     }
 }

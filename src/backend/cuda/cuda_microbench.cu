@@ -3,7 +3,6 @@
  * ceilings the MSM and NTT kernels are measured against (bench/NOTES.md). */
 #include "cuda_ctx.cuh"
 #include "curve.cuh"
-#include "field_f64.cuh"
 
 namespace {
 
@@ -15,54 +14,6 @@ __global__ void k_mul_chain(F *x, unsigned iters)
     for (unsigned k = 0; k < iters; k++)
         a = a * b;
     x[i] = a;
-}
-
-/* The same chain with field_f64.cuh's product: fp_d inputs (any bytes below p) converted
- * to 48-bit limbs once, the chain in that form, the result converted back. */
-__global__ void k_mul_chain_f64(fp_d *x, unsigned iters)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    fpf_d a = fpf_from_fp(x[i]), b = fpf_from_fp(x[i + gridDim.x * (size_t)blockDim.x]);
-    for (unsigned k = 0; k < iters; k++)
-        a = a * b;
-    x[i] = fpf_to_fp(a);
-}
-
-/* Both products side by side in each thread: an fp_d chain (the FMA pipe's integer
- * multiply-adds) and an fpf_d chain (the FP64 pipe and the integer adders), independent,
- * so the scheduler can issue one while the other's pipe is busy. Two products an
- * iteration. */
-__global__ void k_mul_chain_mixed(fp_d *x, unsigned iters)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    fp_d a = x[i], b = x[i + gridDim.x * (size_t)blockDim.x];
-    fpf_d c = fpf_from_fp(b), d = fpf_from_fp(a);
-    for (unsigned k = 0; k < iters; k++) {
-        a = a * b;
-        c = c * d;
-    }
-    x[i] = a + fpf_to_fp(c);
-}
-
-/* mixed: k_mul_chain_mixed, counting both products. */
-g16_status mul_rate_f64(cuda_ctx *ctx, double *rate, unsigned blocks, unsigned threads,
-                        unsigned iters, bool mixed = false)
-{
-    size_t n = (size_t)blocks * threads;
-    dev_buf<fp_d> x;
-    g16_status st;
-    if ((st = x.alloc(ctx, 2 * n, "microbenchmark")))
-        return st;
-    CUDA_TRY(cudaMemsetAsync(x.p, 0x11, 2 * n * sizeof(fp_d), ctx->stream), G16_ERR_INTERNAL);
-    auto kernel = mixed ? k_mul_chain_mixed : k_mul_chain_f64;
-    kernel<<<blocks, threads, 0, ctx->stream>>>(x.p, 8); /* warm-up */
-    CUDA_TRY(cudaEventRecord(ctx->ev[0], ctx->stream), G16_ERR_INTERNAL);
-    kernel<<<blocks, threads, 0, ctx->stream>>>(x.p, iters);
-    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaEventRecord(ctx->ev[1], ctx->stream), G16_ERR_INTERNAL);
-    *rate = (mixed ? 2.0 : 1.0) * (double)n * iters /
-            (cuda_elapsed_ms(ctx->ev[0], ctx->ev[1]) * 1e-3);
-    return G16_OK;
 }
 
 template <class F>
@@ -143,8 +94,6 @@ extern "C" g16_status cuda_arith_rate(cuda_ctx *ctx, double *per_second, int wha
     case 2: return mul_rate<fp2_d>(ctx, per_second, blocks, threads, 512);
     case 3: return madd_rate<fp_d>(ctx, per_second, points_host, blocks, threads, 256);
     case 4: return madd_rate<fp2_d>(ctx, per_second, points_host, blocks, threads, 64);
-    case 5: return mul_rate_f64(ctx, per_second, blocks, threads, 2048);
-    case 6: return mul_rate_f64(ctx, per_second, blocks, threads, 1024, true);
     default: return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_arith_rate: what %d", what);
     }
 }
@@ -162,8 +111,6 @@ extern "C" g16_status cuda_product_rate_at(cuda_ctx *ctx, double *per_second, in
     switch (field) {
     case 1: return mul_rate<fp_d>(ctx, per_second, blocks, threads, 2048);
     case 2: return mul_rate<fp2_d>(ctx, per_second, blocks, threads, 512);
-    case 3: return mul_rate_f64(ctx, per_second, blocks, threads, 2048);
-    case 4: return mul_rate_f64(ctx, per_second, blocks, threads, 1024, true);
     default: return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_product_rate_at: field %d", field);
     }
 }
