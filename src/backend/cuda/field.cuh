@@ -409,10 +409,76 @@ G16_HD mont<P> operator*(const mont<P> &a, const mont<P> &b)
     return r;
 }
 
+/* Montgomery squaring a^2 / 2^(32N) mod p for a below p: the square first (SOS, separated
+ * operand scanning), each product a_i a_j of i < j once, then doubled, then the diagonal
+ * a_i^2 added: N (N + 1) / 2 limb products where operator* takes N^2 (78 against 144 for
+ * Fp); then the Montgomery reduction, N rows of m p as operator* does them. In all 3 N^2 +
+ * N multiply-adds (Fp 444, Fr 200) against operator*'s 4 N^2 (576, 256).
+ *   Off-diagonal row i (x = a_i, j > i): the products at t[i + j] in two chains, j of one
+ *     parity and of the other (mad_row's tiles). Rows before i wrote up to t[i - 1 + N],
+ *     so the chain that ends at t[i + N - 1] puts its carry into t[i + N], still zero,
+ *     and the chain that ends at t[i + N] (a_i a_{N-1}'s high half) cannot carry out: the
+ *     sum so far is below 2^(32 (i + 1 + N)).
+ *   Reduction row i: m = t[i] (-p^-1), then m p at t[i..i + N] by mad_row_p's two chains.
+ *     Their carries land on limbs that hold the square's upper half; rippling them up
+ *     would cost a chain to the top each time, so they wait in cv[] (at most two a limb,
+ *     all at limbs >= N, which no later m reads) and join t's upper half in one chain at
+ *     the end.
+ * Bounds: a^2 / 2^(32N) + p < 2p, reduced once, as operator*'s. */
 template <class P>
 G16_HD mont<P> sqr(const mont<P> &a)
 {
-    return a * a;
+    constexpr int N = P::N;
+    uint32_t t[2 * N], cv[N + 1];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++)
+        t[k] = 0;
+#pragma unroll
+    for (int k = 0; k <= N; k++)
+        cv[k] = 0;
+    carry_chain cc;
+    const uint32_t *x = a.v;
+#pragma unroll
+    for (int i = 0; i + 1 < N; i++) {
+        /* The chain with j = N - 2 in it (parity of N - i) first, then the one with N - 1. */
+        const int s_short = (N - i) % 2 == 0 ? i + 2 : i + 1;
+        const int s_long = s_short == i + 1 ? i + 2 : i + 1;
+        if (s_short <= N - 2) {
+            mad_row<N>(cc, t + i + s_short, x, s_short, x[i], false);
+            t[i + N] = cc.addc(t[i + N], 0u);
+        }
+        mad_row<N>(cc, t + i + s_long, x, s_long, x[i], false);
+    }
+    /* Double, then the diagonal: one chain each over all 2N limbs. */
+    t[0] = cc.add_cc(t[0], t[0]);
+#pragma unroll
+    for (int k = 1; k < 2 * N; k++)
+        t[k] = cc.addc_cc(t[k], t[k]);
+    t[0] = cc.mad_lo_cc(x[0], x[0], t[0]);
+    t[1] = cc.madc_hi_cc(x[0], x[0], t[1]);
+#pragma unroll
+    for (int i = 1; i < N; i++) {
+        t[2 * i] = cc.madc_lo_cc(x[i], x[i], t[2 * i]);
+        t[2 * i + 1] = cc.madc_hi_cc(x[i], x[i], t[2 * i + 1]);
+    }
+    /* Reduction: row i clears t[i]; its chains' carries wait in cv (index k - N). */
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        uint32_t m = t[i] * mont<P>::pinv;
+        mad_row_p<P>(cc, t + i, 0, m);
+        cv[i] += cc.addc(0u, 0u);
+        mad_row_p<P>(cc, t + i + 1, 1, m);
+        cv[i + 1] += cc.addc(0u, 0u);
+    }
+    uint32_t r[N];
+    r[0] = cc.add_cc(t[N], cv[0]);
+#pragma unroll
+    for (int k = 1; k < N; k++)
+        r[k] = cc.addc_cc(t[N + k], cv[k]);
+    (void)cc.addc(cv[N], 0u);
+    mont<P> out;
+    mont_reduce_once(out, r);
+    return out;
 }
 
 template <class P>
