@@ -25,6 +25,7 @@
  *            batch_inverse      the inverses of the threads' products: the same trick
  *                               again by levels, the last few hundred values inverted by
  *                               the CPU (a Fermat chain in one GPU thread takes ~0.5 ms);
+ *                               G2's in Fp, on the denominators' norms (ba_den);
  *            ba_add             walks back through the thread's pairs: each pair's
  *                               inverse from the running products, then its sum.
  *   finish: when no run is longer than `tail` points, one thread per bucket sums what is
@@ -299,6 +300,28 @@ G16_HD F ba_denominator(const ba_source<F> &src, uint32_t p, const F &ax, const 
     return affine_add_is_chord(a, c, &d) ? d : F::one();
 }
 
+/* The field the rounds' denominators are inverted in: F itself for G1; Fp for G2, whose
+ * Fp2 denominator d = a + b u is inverted through its norm, 1 / d = (a - b u) / (a^2 +
+ * b^2) (a^2 + b^2 is zero only for d = 0: -1 is not a square mod p). So G2's running
+ * products, their batch inversion and the walk back are Fp products (1 where an Fp2
+ * product takes 3) and half the bytes, for 2 squarings a pair to form the norm (twice:
+ * ba_denominators and ba_add each) and 2 products to turn the norm's inverse into d's. */
+template <class F>
+struct ba_den {
+    typedef F type;
+    G16_HD static const F &norm(const F &d) { return d; }
+    G16_HD static const F &inverse(const F &, const F &inv_norm) { return inv_norm; }
+};
+template <>
+struct ba_den<fp2_d> {
+    typedef fp_d type;
+    G16_HD static fp_d norm(const fp2_d &d) { return sqr(d.c0) + sqr(d.c1); }
+    G16_HD static fp2_d inverse(const fp2_d &d, const fp_d &inv_norm)
+    {
+        return fp2_d{d.c0 * inv_norm, neg(d.c1 * inv_norm)};
+    }
+};
+
 /* How many of the chunk's qn pairs the thread whose first pair is j0 has (K at most). */
 G16_HD uint32_t ba_thread_pairs(uint32_t j0, uint32_t qn, uint32_t K)
 {
@@ -308,12 +331,14 @@ G16_HD uint32_t ba_thread_pairs(uint32_t j0, uint32_t qn, uint32_t K)
     return n < K ? n : K;
 }
 
-/* Thread t's pairs: pre[j] = the product of its denominators up to pair j (chunk-local),
- * prod[t] = all of them, io[j] = pair j's first point and destination (ba_locate). PF: the
- * next pair's x's are loaded while the current one is multiplied in. */
+/* Thread t's pairs: pre[j] = the product of its denominators (their norms, ba_den) up to
+ * pair j (chunk-local), prod[t] = all of them, io[j] = pair j's first point and
+ * destination (ba_locate). PF: the next pair's x's are loaded while the current one is
+ * multiplied in. */
 template <class F, bool PF>
 struct ba_denominators {
-    F *pre, *prod;
+    typedef typename ba_den<F>::type D;
+    D *pre, *prod;
     uint2 *io;
     ba_source<F> src;
     const unsigned long long *first;
@@ -321,7 +346,7 @@ struct ba_denominators {
     uint32_t nb, q0, qn, K;
     G16_HD void operator()(uint32_t t) const
     {
-        F acc = F::one();
+        D acc = D::one();
         uint32_t j = ba_first_pair(t, K), b = 0;
         if (j < qn) {
             uint2 p = ba_locate(q0 + j, first, s, nb, b);
@@ -337,7 +362,7 @@ struct ba_denominators {
                     cn = src.load_x(pn.x + 1);
                 }
                 io[j] = p;
-                acc = acc * ba_denominator(src, p.x, a, c);
+                acc = acc * ba_den<F>::norm(ba_denominator(src, p.x, a, c));
                 pre[j] = acc;
                 if (!more)
                     break;
@@ -386,8 +411,9 @@ G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d
  * which the sum loads anyway); the pair's sum goes out. PF as in ba_denominators. */
 template <class F, bool PF>
 struct ba_add {
+    typedef typename ba_den<F>::type D;
     affine_d<F> *out;
-    const F *pre, *prod_inv;
+    const D *pre, *prod_inv;
     const uint2 *io;
     ba_source<F> src;
     uint32_t qn, K;
@@ -396,7 +422,7 @@ struct ba_add {
         uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K);
         if (n == 0)
             return;
-        F inv = prod_inv[t];
+        D inv = prod_inv[t];
         uint32_t j = j0 + 32 * (n - 1);
         uint2 p = io[j];
         affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
@@ -404,7 +430,7 @@ struct ba_add {
             bool more = j > j0;
             uint2 pn;
             affine_d<F> an, cn;
-            F inv_j = inv;
+            D inv_j = inv;
             if (more) {
                 inv_j = inv * pre[j - 32];
                 if (PF) {
@@ -416,8 +442,8 @@ struct ba_add {
             /* The chord inline; the rare pairs (a point at infinity, equal x) by a call. */
             F d;
             if (affine_add_is_chord(a, c, &d)) {
-                out[p.y] = affine_add_chord(a, c, inv_j);
-            } else if (ba_tangent_batched<F>::value) {
+                out[p.y] = affine_add_chord(a, c, ba_den<F>::inverse(d, inv_j));
+            } else if constexpr (ba_tangent_batched<F>::value) {
                 d = affine_add_denominator(a, c);
                 ba_add_special<F>(out + p.y, src, p.x, inv_j);
             } else {
@@ -426,7 +452,7 @@ struct ba_add {
             }
             if (!more)
                 break;
-            inv = inv * d;
+            inv = inv * ba_den<F>::norm(d);
             j -= 32;
             if (PF) {
                 p = pn;
@@ -741,10 +767,10 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
  * ba_add loads the next pair ahead unless tn.prefetch is 0, its ba_denominators unless
  * tn.den_prefetch is 0 (or, when negative, as ba_add); G2's never (no registers to
  * spare), so G2 instantiates one variant of each kernel. */
-template <class F, class Exec>
-g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
+template <class F, class Exec, class D = typename ba_den<F>::type>
+g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
-                         uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, F *scratch, F *host,
+                         uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, D *scratch, D *host,
                          affine_d<F> *out, const ba_tuning &tn)
 {
     auto chunk = [&](auto den_prefetch, auto add_prefetch) -> g16_status {
@@ -752,7 +778,7 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, F *pre, F *prod, uint2 *io,
         g16_status s;
         if ((s = ex.run(T, ba_den_block<F>(tn),
                         ba_denominators<F, DPF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
-            (s = batch_inverse<F>(ex, prod, T, scratch, host, tn)))
+            (s = batch_inverse<D>(ex, prod, T, scratch, host, tn)))
             return s;
         return ex.run(T, ba_pair_block<F>(tn), ba_add<F, APF>{out, pre, prod, io, src, qn, K});
     };
@@ -777,16 +803,17 @@ struct ba_round_bufs {
     typename Exec::template buf<uint32_t> bounds, longest;
     typename Exec::template buf<unsigned long long> count, first;
     typename Exec::template buf<affine_d<F>> pts[2];
-    typename Exec::template buf<F> pre, prod, scratch;
+    typedef typename ba_den<F>::type D; /* the denominators' field */
+    typename Exec::template buf<D> pre, prod, scratch;
     typename Exec::template buf<uint2> io;
-    host_buf<F> host;
+    host_buf<D> host;
     size_t cap[2];
     uint32_t chunk_pairs;
 
     g16_status alloc(Exec &ex, size_t gm, size_t gnb, const ba_tuning &tn)
     {
         /* Pairs per chunk: their running products and indices stay within 1 GiB. */
-        size_t chunk = ((size_t)1 << 30) / (sizeof(F) + sizeof(uint2));
+        size_t chunk = ((size_t)1 << 30) / (sizeof(D) + sizeof(uint2));
         chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
         if (chunk_pairs == 0)
             chunk_pairs = 1;
@@ -811,7 +838,7 @@ struct ba_round_bufs {
             (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
             (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")))
             return s;
-        if (!(host.p = (F *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(F))))
+        if (!(host.p = (D *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(D))))
             return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
         return G16_OK;
     }
