@@ -34,7 +34,7 @@
 #   test_cuda_ntt  test_cuda_ntt only
 #   upload     test_cuda_probe only: a resident array's upload from pageable memory, plain
 #              and through pinned bounce buffers (G16_GPU_STAGED_UPLOAD), bytes and rates
-#   rates      bench_gpu_msm's arithmetic rates alone (field_f64.cuh's product among them)
+#   rates      bench_gpu_msm's arithmetic rates alone (products and point additions a second)
 #   g2         bench_gpu_msm's G2 MSMs 2^24 and 2^26 and the arithmetic rates
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
@@ -44,8 +44,9 @@
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for the pair
 #              kernels (dense 2^26; STALL_CASES="G1 dense,G2 dense": the bench's cases
 #              profiled, G1's alone by default): what bounds them (STALL_KERNELS: a
-#              regex of kernel names, STALL_COUNT launches of them; STALL_ENV: variables for the profiled
-#              run, e.g. G16_GPU_MSM_PREFETCH=0; STALL_BIN: another bench_gpu_msm build)
+#              regex of kernel names, STALL_COUNT launches of them; STALL_ENV: variables
+#              for the profiled run, e.g. G16_GPU_MSM_PREFETCH=0; STALL_BIN: another
+#              bench_gpu_msm build)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
 #   chain-stalls  the same for the register-resident chain of Fp products (the ceiling
 #              the pair kernels are measured against)

@@ -429,12 +429,12 @@ template <class P>
 G16_HD mont<P> sqr(const mont<P> &a)
 {
     constexpr int N = P::N;
-    uint32_t t[2 * N], cv[N + 1];
+    uint32_t t[2 * N], cv[N];
 #pragma unroll
     for (int k = 0; k < 2 * N; k++)
         t[k] = 0;
 #pragma unroll
-    for (int k = 0; k <= N; k++)
+    for (int k = 0; k < N; k++)
         cv[k] = 0;
     carry_chain cc;
     const uint32_t *x = a.v;
@@ -461,21 +461,23 @@ G16_HD mont<P> sqr(const mont<P> &a)
         t[2 * i] = cc.madc_lo_cc(x[i], x[i], t[2 * i]);
         t[2 * i + 1] = cc.madc_hi_cc(x[i], x[i], t[2 * i + 1]);
     }
-    /* Reduction: row i clears t[i]; its chains' carries wait in cv (index k - N). */
+    /* Reduction: row i clears t[i]; its chains' carries wait in cv (index k - N). The
+     * last row's odd chain ends at t[2N - 1] and cannot carry out: a^2 + M p < 2^(64N). */
 #pragma unroll
     for (int i = 0; i < N; i++) {
         uint32_t m = t[i] * mont<P>::pinv;
         mad_row_p<P>(cc, t + i, 0, m);
         cv[i] += cc.addc(0u, 0u);
         mad_row_p<P>(cc, t + i + 1, 1, m);
-        cv[i + 1] += cc.addc(0u, 0u);
+        if (i + 1 < N)
+            cv[i + 1] += cc.addc(0u, 0u);
     }
+    /* The result t[N..2N-1] + cv is below 2p < 2^(32N): the chain's last carry is zero. */
     uint32_t r[N];
     r[0] = cc.add_cc(t[N], cv[0]);
 #pragma unroll
     for (int k = 1; k < N; k++)
         r[k] = cc.addc_cc(t[N + k], cv[k]);
-    (void)cc.addc(cv[N], 0u);
     mont<P> out;
     mont_reduce_once(out, r);
     return out;
