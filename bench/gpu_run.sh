@@ -233,7 +233,7 @@ for step in "${steps[@]}"; do
       name=ab_$(echo "$entry" | tr -c 'A-Za-z0-9_\n' '_')
       eval "args=(${AB_ARGS:---case \"G1 dense\" --min-log2 24 --max-log2 26 --reps 2})"
       run "$name" ${AB_LIMIT:-120} env $vars "build-gpu/$bin" "${args[@]}"
-      grep -h '^| G' "$logs/$name.txt" | sed "s/^/    $entry: /"
+      grep -hE '^\| (G|forward|inverse|coset|H)' "$logs/$name.txt" | sed "s/^/    $entry: /"
     done
     ;;
   upload)
