@@ -219,22 +219,17 @@ int main(void)
     make_pools();
     /* Both bucket accumulations at every size: XYZZ per point, then batch-affine rounds
      * (msm_batch_affine.cuh; the default from 2^20 others), the latter also with the
-     * rounds stopped early and late (G16_GPU_MSM_TAIL) and with the digits sorted by CUB
-     * instead of counted (G16_GPU_MSM_CUB_SORT). */
-    const char *paths[][3] = {{"0", "8", "0"}, {"1", "8", "0"}, {"1", "1", "0"}, {"1", "40", "1"}};
+     * rounds stopped early and late (G16_GPU_MSM_TAIL). */
+    const char *paths[][2] = {{"0", "8"}, {"1", "8"}, {"1", "1"}, {"1", "40"}};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         setenv("G16_GPU_MSM_AFFINE", paths[i][0], 1);
         setenv("G16_GPU_MSM_TAIL", paths[i][1], 1);
-        setenv("G16_GPU_MSM_CUB_SORT", paths[i][2], 1);
-        printf("bucket accumulation: %s (G16_GPU_MSM_AFFINE=%s G16_GPU_MSM_TAIL=%s "
-               "G16_GPU_MSM_CUB_SORT=%s)\n",
-               paths[i][0][0] == '1' ? "batch-affine" : "XYZZ", paths[i][0], paths[i][1],
-               paths[i][2]);
+        printf("bucket accumulation: %s (G16_GPU_MSM_AFFINE=%s G16_GPU_MSM_TAIL=%s)\n",
+               paths[i][0][0] == '1' ? "batch-affine" : "XYZZ", paths[i][0], paths[i][1]);
         check_msms(i >= 2);
     }
     unsetenv("G16_GPU_MSM_AFFINE");
     unsetenv("G16_GPU_MSM_TAIL");
-    unsetenv("G16_GPU_MSM_CUB_SORT");
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};
     for (size_t i = 0; i < 4; i++)
         check_partition(fixtures[i]);

@@ -70,19 +70,18 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
 
 /* The device's defaults, and knobs for small inputs (group_points: windows a group);
  * tunings 1 and 2 also run G1's pair kernels' other prefetch variants (1: ba_add's alone,
- * 2: none) and up to 64 and 16 pairs a thread, and tuning 2 the digits through the sort
- * (CUB's on the device) instead of the ranks' counting sort. */
+ * 2: none) and up to 64 and 16 pairs a thread. */
 static const char *tuning_names[] = {
     "defaults", "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone",
-    "tail 3, three windows a group, K <= 16, wide levels, no prefetch, sorted digits"};
+    "tail 3, three windows a group, K <= 16, wide levels, no prefetch"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0};
     if (t == 1)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1};
     else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 1};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0};
     return tn;
 }
 

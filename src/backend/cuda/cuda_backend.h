@@ -172,12 +172,10 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * `target_threads`, the inversion's levels down to `host_inverses` values, 16 values a
  * thread from `wide_levels_from`, at most `max_pairs` pairs a thread (<= 64), G1's pair
  * kernels without their prefetch when `no_prefetch`, its ba_denominators alone without
- * it when `no_den_prefetch`, the digits through the sort's interface (CUB's radix sort on
- * the device, a stable counting sort here) instead of the ranks' counting sort when
- * `cub_sort`. Slow (~100 ns an emulated product): small inputs. */
+ * it when `no_den_prefetch`. Slow (~100 ns an emulated product): small inputs. */
 typedef struct {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
-        max_pairs, no_den_prefetch, cub_sort;
+        max_pairs, no_den_prefetch;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,

@@ -138,8 +138,11 @@ G16_HD uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
 /* Window w's signed digit of "other" scalar j: key = bucket (|d| - 1), or nb when d = 0
  * (sorted past every bucket and ignored); value = point index, top bit = d < 0. (Thread
  * j's work; the batch-affine path also runs it on the host, msm_batch_affine.cuh.) */
-G16_HD int signed_digit(const scalar_d &s, unsigned c, unsigned w)
+G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
+                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j)
 {
+    uint32_t i = idx[j];
+    scalar_d s = canon[i];
     int carry = 0, d = 0;
     const int half = 1 << (c - 1);
     for (unsigned k = 0; k <= w; k++) {
@@ -148,15 +151,8 @@ G16_HD int signed_digit(const scalar_d &s, unsigned c, unsigned w)
         if (carry)
             d -= 1 << c;
     }
-    return d;
-}
-
-G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
-                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j)
-{
-    uint32_t i = idx[j];
-    int d = signed_digit(canon[i], c, w);
-    keys[j] = d == 0 ? 1u << (c - 1) : (uint32_t)(d < 0 ? -d : d) - 1;
+    uint32_t nb = (uint32_t)half;
+    keys[j] = d == 0 ? nb : (uint32_t)(d < 0 ? -d : d) - 1;
     vals[j] = i | (d < 0 ? 0x80000000u : 0);
 }
 
@@ -668,8 +664,6 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.den_prefetch = 0;
         if (tuning->max_pairs >= 1 && tuning->max_pairs <= BA_MAX_PAIRS_PER_THREAD)
             tn.max_pairs = tuning->max_pairs;
-        if (tuning->cub_sort)
-            tn.cub_sort = 1;
     }
     return tn;
 }

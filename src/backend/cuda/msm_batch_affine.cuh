@@ -77,22 +77,21 @@ struct ba_tuning {
     unsigned den_block; /* the same for ba_denominators (ba_den_block) */
     int prefetch;       /* G1's ba_add loads the next pair ahead: -1 by field, 0 or 1 */
     int den_prefetch;   /* G1's ba_denominators the same: -1 as ba_add, 0 or 1 */
-    int cub_sort;       /* the digits sorted by CUB's radix sort, not counted (ba_digit_rank) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
- * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
- * G16_GPU_MSM_CUB_SORT=1 CUB's radix sort of the digits (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 /
+ * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread (benchmarks
+ * sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 /
  * 472 ms. The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
  * 37; bench/NOTES.md). Run 40: 32 or 64 pairs a thread, G1's ba_denominators without its
  * prefetch, G2's in blocks of 64: all within 2% of these defaults. */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -108,9 +107,6 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_DEN_PREFETCH");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         t.den_prefetch = env[0] - '0';
-    env = getenv("G16_GPU_MSM_CUB_SORT");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        t.cub_sort = env[0] - '0';
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
@@ -208,80 +204,6 @@ struct ba_bounds {
     const uint32_t *keys;
     uint32_t m, nb, base;
     G16_HD void operator()(uint32_t p) const { bounds_entry(start, end, keys, m, nb, base, p); }
-};
-
-/* The counting sort of a window's digits (the default; ba_tuning.cub_sort picks CUB's
- * radix sort instead). CUB's sort of m 20-bit keys takes three passes over keys and
- * values (8 bits each); the buckets' order within a run does not matter to the sums, so
- * one pass that counts every bucket's points and gives each point its rank in its bucket
- * (ba_digit_rank), a prefix sum of the counts, and one pass that writes each point at
- * its bucket's start plus its rank (ba_scatter) do: the ranks come from atomic additions
- * (their order differs from run to run; the sums do not), aggregated over a warp's lanes
- * with the same bucket so that a window whose digits repeat (a witness of one value) does
- * not queue all its points on one counter. */
-G16_HD uint32_t ba_rank(unsigned long long *count, uint32_t k)
-{
-#ifdef __CUDA_ARCH__
-    const unsigned mask = __activemask(), lane = threadIdx.x & 31;
-    const unsigned peers = __match_any_sync(mask, k);
-    const int leader = __ffs(peers) - 1;
-    unsigned long long base = 0;
-    if ((int)lane == leader)
-        base = atomicAdd(&count[k], (unsigned long long)__popc(peers));
-    base = __shfl_sync(peers, base, leader);
-    return (uint32_t)base + __popc(peers & ((1u << lane) - 1));
-#else
-    return (uint32_t)count[k]++;
-#endif
-}
-
-/* Window w's digit of other j: keys[j] = its bucket with the sign in the top bit (as
- * ba_digits' value; nb for a zero digit), and for a non-zero digit rank[j] = its rank
- * among its bucket's points. */
-struct ba_digit_rank {
-    uint32_t *keys, *rank;
-    unsigned long long *count;
-    const scalar_d *canon;
-    const uint32_t *idx;
-    unsigned c, w;
-    G16_HD void operator()(uint32_t j) const
-    {
-        int d = signed_digit(canon[idx[j]], c, w);
-        if (d == 0) {
-            keys[j] = 1u << (c - 1);
-            return;
-        }
-        uint32_t k = (uint32_t)(d < 0 ? -d : d) - 1;
-        keys[j] = k | (d < 0 ? 0x80000000u : 0);
-        rank[j] = ba_rank(count, k);
-    }
-};
-
-/* Point j to its place: out[first[k] + rank] = index | sign, with first the exclusive
- * prefix sum of the counts. */
-struct ba_scatter {
-    uint32_t *out;
-    const uint32_t *keys, *rank, *idx;
-    const unsigned long long *first;
-    uint32_t nb;
-    G16_HD void operator()(uint32_t j) const
-    {
-        uint32_t key = keys[j], k = key & 0x7fffffffu;
-        if (k < nb)
-            out[first[k] + rank[j]] = idx[j] | (key & 0x80000000u);
-    }
-};
-
-/* Bucket k's run from the prefix sum (first[nb] is the count of non-zero digits). */
-struct ba_bounds_counted {
-    uint32_t *start, *end;
-    const unsigned long long *first;
-    uint32_t base;
-    G16_HD void operator()(uint32_t k) const
-    {
-        start[k] = base + (uint32_t)first[k];
-        end[k] = base + (uint32_t)first[k + 1];
-    }
 };
 
 /* A bucket's run [s, e): its pairs (low 32 bits) and whether one point is left over
@@ -619,15 +541,13 @@ struct ba_device_exec {
 
     template <class T>
     g16_status alloc(buf<T> &b, size_t n, const char *what) { return b.alloc(ctx, n, what); }
-    /* CUB's scratch for sorts of m keys of c bits (m = 0: no sorts) and scans of up to
-     * n + 1 counts. */
+    /* CUB's scratch for sorts of m keys of c bits and scans of up to n + 1 counts. */
     g16_status prepare(uint32_t m, unsigned c, size_t n)
     {
-        if (m)
-            CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
-                                                     (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                                     (uint32_t *)nullptr, m, 0, (int)c, ctx->stream),
-                     G16_ERR_INTERNAL);
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
+                                                 (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                 (uint32_t *)nullptr, m, 0, (int)c, ctx->stream),
+                 G16_ERR_INTERNAL);
         CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (unsigned long long *)nullptr,
                                                (unsigned long long *)nullptr, n + 1, ctx->stream),
                  G16_ERR_INTERNAL);
@@ -989,19 +909,14 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
     unsigned G = ba_group(m, W, tn);
     size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
     g16_status s;
-    /* keys_out: the sorted keys (CUB) or the ranks (counting sort). */
     typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted, bounds;
-    typename Exec::template buf<unsigned long long> counts;
     ba_round_bufs<F, Exec> bf;
-    const bool cub_sort = tn.cub_sort != 0;
     if ((s = ex.alloc(keys_in, m, "MSM sort keys")) || (s = ex.alloc(keys_out, m, "MSM sort keys")) ||
-        (cub_sort && (s = ex.alloc(vals_in, m, "MSM sort values"))) ||
+        (s = ex.alloc(vals_in, m, "MSM sort values")) ||
         (s = ex.alloc(sorted, gm, "MSM sorted point indices")) ||
-        (s = ex.alloc(bounds, 2 * gnb, "MSM bucket bounds")) ||
-        (!cub_sort && (s = ex.alloc(counts, 2 * ((size_t)nb + 1), "MSM bucket counts"))) ||
-        (s = bf.alloc(ex, gm, gnb, tn)) || (s = ex.prepare(cub_sort ? m : 0, c, gnb)))
+        (s = ex.alloc(bounds, 2 * gnb, "MSM bucket bounds")) || (s = bf.alloc(ex, gm, gnb, tn)) ||
+        (s = ex.prepare(m, c, gnb)))
         return s;
-    unsigned long long *count = counts.p, *first = counts.p + nb + 1;
     uint32_t *start = bounds.p, *end = bounds.p + gnb;
     *ms_sort = 0;
     *rounds = 0;
@@ -1012,19 +927,11 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
         if ((s = ex.mark(0)) || (s = ex.zero(start, 2 * gnb * sizeof(uint32_t))))
             return s;
         for (unsigned g = 0; g < gw; g++) {
-            uint32_t *out = sorted.p + (size_t)g * m, *gs = start + (size_t)g * nb,
-                     *ge = end + (size_t)g * nb;
-            if (cub_sort) {
-                if ((s = ex.run(m, 256, ba_digits{keys_in.p, vals_in.p, canon, idx_other, c, w0 + g})) ||
-                    (s = ex.sort(keys_in.p, keys_out.p, vals_in.p, out, m, c)) ||
-                    (s = ex.run(m, 256, ba_bounds{gs, ge, keys_out.p, m, nb, g * m})))
-                    return s;
-            } else if ((s = ex.zero(count, ((size_t)nb + 1) * sizeof *count)) ||
-                       (s = ex.run(m, 256, ba_digit_rank{keys_in.p, keys_out.p, count, canon,
-                                                         idx_other, c, w0 + g})) ||
-                       (s = ex.scan(count, first, nb + 1)) ||
-                       (s = ex.run(m, 256, ba_scatter{out, keys_in.p, keys_out.p, idx_other, first, nb})) ||
-                       (s = ex.run(nb, 256, ba_bounds_counted{gs, ge, first, g * m})))
+            uint32_t *out = sorted.p + (size_t)g * m;
+            if ((s = ex.run(m, 256, ba_digits{keys_in.p, vals_in.p, canon, idx_other, c, w0 + g})) ||
+                (s = ex.sort(keys_in.p, keys_out.p, vals_in.p, out, m, c)) ||
+                (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out.p,
+                                              m, nb, g * m})))
                 return s;
         }
         if ((s = ex.mark(1)) ||
@@ -1048,7 +955,7 @@ g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const
     g16_status s;
     const uint32_t run[2] = {0, n};
     if ((s = ex.alloc(bounds, 2, "MSM bucket bounds")) || (s = bf.alloc(ex, n, 1, tn)) ||
-        (s = ex.prepare(0, 1, 1)) || (s = ex.to_device(bounds.p, run, sizeof run)))
+        (s = ex.prepare(1, 1, 1)) || (s = ex.to_device(bounds.p, run, sizeof run)))
         return s;
     *rounds = 0;
     return ba_rounds<F>(ex, bf, sum, ba_source<F>{bases, idx, nullptr}, bounds.p, bounds.p + 1, 1,
