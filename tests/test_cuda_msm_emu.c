@@ -177,6 +177,13 @@ int main(void)
                 unsigned c = widths[(s + (size_t)mix) % 3];
                 CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
             }
+    /* Groups sorted in line with the rounds rather than a group ahead (one sorted list,
+     * not two in turn; tunings 1 and 2 make several groups). */
+    setenv("G16_GPU_MSM_SORT_AHEAD", "0", 1);
+    for (int t = 1; t < 3; t++)
+        for (int mix = 0; mix < MIX_COUNT; mix++)
+            CHECK_CASE(g1, 1, pool1, (size_t)1000, 6u, mix, (t + mix) % 4, t);
+    unsetenv("G16_GPU_MSM_SORT_AHEAD");
     /* The ones' sum: one bucket through the rounds. */
     const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 4097};
     for (size_t s = 0; s < sizeof sum_sizes / sizeof sum_sizes[0]; s++)
@@ -184,10 +191,15 @@ int main(void)
             CHECK_SUM(g1, 1, pool1, sum_sizes[s], (int)((s + (size_t)t) % 4), t);
     for (int t = 0; t < 3; t++)
         CHECK_SUM(g2, 2, pool2, (size_t)300, t + 1, t);
-    /* G2: the same rounds over Fp2 (no prefetch there). */
+    /* G2: the same rounds over Fp2 (no prefetch there), with each pair's norm passed from
+     * ba_denominators to ba_add (the default) and squared again there. */
     for (int t = 0; t < 3; t++)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, (t + mix) % 4, t);
+    setenv("G16_GPU_MSM_NORMS", "0", 1);
+    for (int mix = 0; mix < MIX_COUNT; mix++)
+        CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, mix % 4, 1);
+    unsetenv("G16_GPU_MSM_NORMS");
     return test_finish();
 }
 

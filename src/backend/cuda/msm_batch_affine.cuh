@@ -77,21 +77,26 @@ struct ba_tuning {
     unsigned den_block; /* the same for ba_denominators (ba_den_block) */
     int prefetch;       /* G1's ba_add loads the next pair ahead: -1 by field, 0 or 1 */
     int den_prefetch;   /* G1's ba_denominators the same: -1 as ba_add, 0 or 1 */
+    int sort_ahead;     /* the next group's digits sorted while this group's rounds run */
+    int stored_norms;   /* G2: ba_denominators passes each pair's norm to ba_add */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
- * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread (benchmarks
- * sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 /
+ * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
+ * G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
+ * MSMs run in several groups), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with
+ * the rounds, G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
+ * (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 /
  * 472 ms. The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
  * 37; bench/NOTES.md). Run 40: 32 or 64 pairs a thread, G1's ba_denominators without its
  * prefetch, G2's in blocks of 64: all within 2% of these defaults. */
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -107,6 +112,15 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_DEN_PREFETCH");
     if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
         t.den_prefetch = env[0] - '0';
+    env = getenv("G16_GPU_MSM_GROUP_POINTS");
+    if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
+        t.group_points = (uint32_t)atol(env);
+    env = getenv("G16_GPU_MSM_SORT_AHEAD");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        t.sort_ahead = env[0] - '0';
+    env = getenv("G16_GPU_MSM_NORMS");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        t.stored_norms = env[0] - '0';
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
@@ -309,12 +323,14 @@ G16_HD F ba_denominator(const ba_source<F> &src, uint32_t p, const F &ax, const 
 template <class F>
 struct ba_den {
     typedef F type;
+    static constexpr bool has_norm = false;
     G16_HD static const F &norm(const F &d) { return d; }
     G16_HD static const F &inverse(const F &, const F &inv_norm) { return inv_norm; }
 };
 template <>
 struct ba_den<fp2_d> {
     typedef fp_d type;
+    static constexpr bool has_norm = true;
     G16_HD static fp_d norm(const fp2_d &d) { return sqr(d.c0) + sqr(d.c1); }
     G16_HD static fp2_d inverse(const fp2_d &d, const fp_d &inv_norm)
     {
@@ -334,8 +350,9 @@ G16_HD uint32_t ba_thread_pairs(uint32_t j0, uint32_t qn, uint32_t K)
 /* Thread t's pairs: pre[j] = the product of its denominators (their norms, ba_den) up to
  * pair j (chunk-local), prod[t] = all of them, io[j] = pair j's first point and
  * destination (ba_locate). PF: the next pair's x's are loaded while the current one is
- * multiplied in. */
-template <class F, bool PF>
+ * multiplied in. SN (G2): nrm[j] = pair j's norm as well, so that ba_add reads it rather
+ * than squaring twice again. */
+template <class F, bool PF, bool SN = false>
 struct ba_denominators {
     typedef typename ba_den<F>::type D;
     D *pre, *prod;
@@ -344,6 +361,7 @@ struct ba_denominators {
     const unsigned long long *first;
     const uint32_t *s;
     uint32_t nb, q0, qn, K;
+    D *nrm;
     G16_HD void operator()(uint32_t t) const
     {
         D acc = D::one();
@@ -362,7 +380,10 @@ struct ba_denominators {
                     cn = src.load_x(pn.x + 1);
                 }
                 io[j] = p;
-                acc = acc * ba_den<F>::norm(ba_denominator(src, p.x, a, c));
+                D nj = ba_den<F>::norm(ba_denominator(src, p.x, a, c));
+                if constexpr (SN)
+                    nrm[j] = nj;
+                acc = acc * nj;
                 pre[j] = acc;
                 if (!more)
                     break;
@@ -408,8 +429,9 @@ G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d
 
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
- * which the sum loads anyway); the pair's sum goes out. PF as in ba_denominators. */
-template <class F, bool PF>
+ * which the sum loads anyway, or with SN its norm read from nrm[j], loaded before the
+ * sum); the pair's sum goes out. PF as in ba_denominators. */
+template <class F, bool PF, bool SN = false>
 struct ba_add {
     typedef typename ba_den<F>::type D;
     affine_d<F> *out;
@@ -417,6 +439,7 @@ struct ba_add {
     const uint2 *io;
     ba_source<F> src;
     uint32_t qn, K;
+    const D *nrm;
     G16_HD void operator()(uint32_t t) const
     {
         uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K);
@@ -430,8 +453,10 @@ struct ba_add {
             bool more = j > j0;
             uint2 pn;
             affine_d<F> an, cn;
-            D inv_j = inv;
+            D inv_j = inv, nj;
             if (more) {
+                if constexpr (SN)
+                    nj = load_global(&nrm[j]);
                 inv_j = inv * pre[j - 32];
                 if (PF) {
                     pn = io[j - 32];
@@ -452,7 +477,10 @@ struct ba_add {
             }
             if (!more)
                 break;
-            inv = inv * ba_den<F>::norm(d);
+            if constexpr (SN)
+                inv = inv * nj;
+            else
+                inv = inv * ba_den<F>::norm(d);
             j -= 32;
             if (PF) {
                 p = pn;
@@ -538,6 +566,61 @@ struct ba_device_exec {
     cuda_ctx *ctx;
     dev_buf<uint8_t> sort_temp, scan_temp;
     size_t sort_bytes = 0, scan_bytes = 0;
+    /* The side stream of fork / join (created on first use) and the stream that run,
+     * zero, sort and scan queue on: the context's, or the side one between fork and join. */
+    cudaStream_t side = nullptr, cur = nullptr;
+    cudaEvent_t fork_ev = nullptr, ready[2] = {nullptr, nullptr};
+
+    ba_device_exec() = default;
+    ba_device_exec(const ba_device_exec &) = delete;
+    ~ba_device_exec()
+    {
+        /* Pending work keeps them alive until it completes. */
+        for (cudaEvent_t e : {fork_ev, ready[0], ready[1]})
+            if (e)
+                cudaEventDestroy(e);
+        if (side)
+            cudaStreamDestroy(side);
+    }
+    cudaStream_t stream() const { return cur ? cur : ctx->stream; }
+    /* From here until join, work goes to the side stream, after everything queued on the
+     * context's stream so far. */
+    g16_status fork()
+    {
+        if (!side) {
+            CUDA_TRY(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), G16_ERR_INTERNAL);
+            for (cudaEvent_t *e : {&fork_ev, &ready[0], &ready[1]})
+                CUDA_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming), G16_ERR_INTERNAL);
+        }
+        CUDA_TRY(cudaEventRecord(fork_ev, ctx->stream), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamWaitEvent(side, fork_ev, 0), G16_ERR_INTERNAL);
+        cur = side;
+        return G16_OK;
+    }
+    /* Back to the context's stream; event `slot` marks the side work queued so far. */
+    g16_status join(int slot)
+    {
+        cur = nullptr;
+        CUDA_TRY(cudaEventRecord(ready[slot], side), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    /* The context's stream waits for the side work that join(slot) marked. */
+    g16_status await(int slot)
+    {
+        CUDA_TRY(cudaStreamWaitEvent(ctx->stream, ready[slot], 0), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
+    /* The context's stream waits for all side work (before buffers it used go back to the
+     * pool, whose blocks are reused in the context's stream order). */
+    g16_status settle()
+    {
+        cur = nullptr;
+        if (!side)
+            return G16_OK;
+        CUDA_TRY(cudaEventRecord(fork_ev, side), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamWaitEvent(ctx->stream, fork_ev, 0), G16_ERR_INTERNAL);
+        return G16_OK;
+    }
 
     template <class T>
     g16_status alloc(buf<T> &b, size_t n, const char *what) { return b.alloc(ctx, n, what); }
@@ -562,13 +645,13 @@ struct ba_device_exec {
     {
         if (n == 0)
             return G16_OK;
-        k_run<Body><<<blocks_for(n, threads), threads, 0, ctx->stream>>>(body, (uint32_t)n);
+        k_run<Body><<<blocks_for(n, threads), threads, 0, stream()>>>(body, (uint32_t)n);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
         return G16_OK;
     }
     g16_status zero(void *p, size_t bytes)
     {
-        CUDA_TRY(cudaMemsetAsync(p, 0, bytes, ctx->stream), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream()), G16_ERR_INTERNAL);
         return G16_OK;
     }
     /* vals_out = vals_in ordered by the keys' low c bits (stable), keys_out the keys. */
@@ -576,14 +659,14 @@ struct ba_device_exec {
                     uint32_t *vals_out, uint32_t m, unsigned c)
     {
         CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in, keys_out, vals_in,
-                                                 vals_out, m, 0, (int)c, ctx->stream),
+                                                 vals_out, m, 0, (int)c, stream()),
                  G16_ERR_INTERNAL);
         return G16_OK;
     }
     /* out[i] = in[0] + ... + in[i - 1] for i <= n (in[n] included in out's last). */
     g16_status scan(const unsigned long long *in, unsigned long long *out, size_t n)
     {
-        CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, in, out, n, ctx->stream),
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.p, scan_bytes, in, out, n, stream()),
                  G16_ERR_INTERNAL);
         return G16_OK;
     }
@@ -683,6 +766,11 @@ struct ba_host_exec {
     g16_status to_device(void *dst, const void *src, size_t bytes) { return fetch(dst, src, bytes); }
     g16_status mark(int) { return G16_OK; }
     double marked_ms(void) { return 0; }
+    /* One thread of work: the side stream is the same order. */
+    g16_status fork() { return G16_OK; }
+    g16_status join(int) { return G16_OK; }
+    g16_status await(int) { return G16_OK; }
+    g16_status settle() { return G16_OK; }
 };
 
 /* --- the batch inversion and the rounds, on either executor ---------------------------- */
@@ -766,32 +854,40 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
 /* One chunk of a round's pairs: the denominators, their batch inversion, the sums. G1's
  * ba_add loads the next pair ahead unless tn.prefetch is 0, its ba_denominators unless
  * tn.den_prefetch is 0 (or, when negative, as ba_add); G2's never (no registers to
- * spare), so G2 instantiates one variant of each kernel. */
+ * spare), and G2's pass each pair's norm from one to the other in nrm unless
+ * tn.stored_norms is 0 (nrm: a chunk's worth, or null for G1). */
 template <class F, class Exec, class D = typename ba_den<F>::type>
-g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io,
+g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io, D *nrm,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
                          uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, D *scratch, D *host,
                          affine_d<F> *out, const ba_tuning &tn)
 {
-    auto chunk = [&](auto den_prefetch, auto add_prefetch) -> g16_status {
-        constexpr bool DPF = decltype(den_prefetch)::value, APF = decltype(add_prefetch)::value;
+    auto chunk = [&](auto den_prefetch, auto add_prefetch, auto stored_norms) -> g16_status {
+        constexpr bool DPF = decltype(den_prefetch)::value, APF = decltype(add_prefetch)::value,
+                       SN = decltype(stored_norms)::value;
         g16_status s;
         if ((s = ex.run(T, ba_den_block<F>(tn),
-                        ba_denominators<F, DPF>{pre, prod, io, src, first, s_cur, NB, q0, qn, K})) ||
+                        ba_denominators<F, DPF, SN>{pre, prod, io, src, first, s_cur, NB, q0, qn,
+                                                    K, nrm})) ||
             (s = batch_inverse<D>(ex, prod, T, scratch, host, tn)))
             return s;
-        return ex.run(T, ba_pair_block<F>(tn), ba_add<F, APF>{out, pre, prod, io, src, qn, K});
+        return ex.run(T, ba_pair_block<F>(tn),
+                      ba_add<F, APF, SN>{out, pre, prod, io, src, qn, K, nrm});
     };
+    if constexpr (ba_den<F>::has_norm) {
+        if (tn.stored_norms)
+            return chunk(std::false_type{}, std::false_type{}, std::true_type{});
+    }
     if constexpr (ba_prefetch<F>::value) {
         bool add = tn.prefetch != 0, den = tn.den_prefetch < 0 ? add : tn.den_prefetch != 0;
         if (add && den)
-            return chunk(std::true_type{}, std::true_type{});
+            return chunk(std::true_type{}, std::true_type{}, std::false_type{});
         if (add)
-            return chunk(std::false_type{}, std::true_type{});
+            return chunk(std::false_type{}, std::true_type{}, std::false_type{});
         if (den)
-            return chunk(std::true_type{}, std::false_type{});
+            return chunk(std::true_type{}, std::false_type{}, std::false_type{});
     }
-    return chunk(std::false_type{}, std::false_type{});
+    return chunk(std::false_type{}, std::false_type{}, std::false_type{});
 }
 
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
@@ -804,7 +900,7 @@ struct ba_round_bufs {
     typename Exec::template buf<unsigned long long> count, first;
     typename Exec::template buf<affine_d<F>> pts[2];
     typedef typename ba_den<F>::type D; /* the denominators' field */
-    typename Exec::template buf<D> pre, prod, scratch;
+    typename Exec::template buf<D> pre, prod, scratch, nrm; /* nrm: G2's norms (ba_den) */
     typename Exec::template buf<uint2> io;
     host_buf<D> host;
     size_t cap[2];
@@ -834,6 +930,8 @@ struct ba_round_bufs {
             (s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
             (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
             (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
+            (ba_den<F>::has_norm && tn.stored_norms &&
+             (s = ex.alloc(nrm, chunk_pairs, "MSM batch-affine denominators' norms"))) ||
             (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices")) ||
             (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
             (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")))
@@ -884,7 +982,7 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets, b
         for (uint32_t q0 = 0; q0 < pairs; q0 += bf.chunk_pairs) {
             uint32_t qn = pairs - q0 < bf.chunk_pairs ? pairs - q0 : bf.chunk_pairs;
             uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
-            if ((s = ba_pair_chunk<F>(ex, src, bf.pre.p, bf.prod.p, bf.io.p, bf.first.p, s_cur, NB,
+            if ((s = ba_pair_chunk<F>(ex, src, bf.pre.p, bf.prod.p, bf.io.p, bf.nrm.p, bf.first.p, s_cur, NB,
                                       q0, qn, K, T, bf.scratch.p, bf.host.p, out, tn)))
                 return s;
         }
@@ -896,10 +994,45 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets, b
     return ex.run(NB, 128, ba_finish<F>{buckets, src, s_cur, e_cur});
 }
 
+/* The digits of the gw windows from w0, sorted by bucket window by window into sorted
+ * (bucket k of window w0 + g is bucket g nb + k of the group, its run at g m + its place)
+ * and their runs' bounds (start, end: gw nb each). */
+template <class Exec>
+g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *end,
+                         uint32_t *keys_in, uint32_t *keys_out, uint32_t *vals_in,
+                         const scalar_d *canon, const uint32_t *idx_other, uint32_t m, unsigned c,
+                         unsigned w0, unsigned gw)
+{
+    uint32_t nb = 1u << (c - 1);
+    g16_status s;
+    if ((s = ex.zero(start, (size_t)gw * nb * sizeof(uint32_t))) ||
+        (s = ex.zero(end, (size_t)gw * nb * sizeof(uint32_t))))
+        return s;
+    for (unsigned g = 0; g < gw; g++)
+        if ((s = ex.run(m, 256, ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g})) ||
+            (s = ex.sort(keys_in, keys_out, vals_in, sorted + (size_t)g * m, m, c)) ||
+            (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out,
+                                          m, nb, g * m})))
+            return s;
+    return G16_OK;
+}
+
+/* Settles the executor's side work on every path out of ba_accumulate: declared after
+ * the buffers that side work uses, so it runs before they go back to the pool. */
+template <class Exec>
+struct ba_settle_guard {
+    Exec &ex;
+    ~ba_settle_guard() { (void)ex.settle(); }
+};
+
 /* Steps 3 and 4 of msm_windows (cuda_msm.cu) by batch-affine rounds: W windows of nb
  * buckets each into buckets[] (W nb XYZZ points), from the m others' canonical scalars
- * (canon[idx_other[j]]) and the bases. *ms_sort gets the digits and sorts' time (device),
- * *rounds the rounds run, all groups together. */
+ * (canon[idx_other[j]]) and the bases. With tn.sort_ahead and more than one group, the
+ * next group's digits are sorted on the executor's side stream while this group's rounds
+ * run (the sort is bound by memory, the rounds by products, and the rounds' host round
+ * trips leave gaps), into the other of two sorted lists. *ms_sort gets the digits and
+ * sorts' time (device) that the rounds wait for: every group's in line, the first
+ * group's alone when sorting ahead; *rounds the rounds run, all groups together. */
 template <class F, class Exec>
 g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
                          const scalar_d *canon, const uint32_t *idx_other, uint32_t m, unsigned c,
@@ -908,35 +1041,49 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
     uint32_t nb = 1u << (c - 1);
     unsigned G = ba_group(m, W, tn);
     size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
+    const bool ahead = tn.sort_ahead && G < W;
     g16_status s;
-    typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted, bounds;
+    typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted[2], bounds[2];
     ba_round_bufs<F, Exec> bf;
     if ((s = ex.alloc(keys_in, m, "MSM sort keys")) || (s = ex.alloc(keys_out, m, "MSM sort keys")) ||
         (s = ex.alloc(vals_in, m, "MSM sort values")) ||
-        (s = ex.alloc(sorted, gm, "MSM sorted point indices")) ||
-        (s = ex.alloc(bounds, 2 * gnb, "MSM bucket bounds")) || (s = bf.alloc(ex, gm, gnb, tn)) ||
-        (s = ex.prepare(m, c, gnb)))
+        (s = ex.alloc(sorted[0], gm, "MSM sorted point indices")) ||
+        (s = ex.alloc(bounds[0], 2 * gnb, "MSM bucket bounds")) ||
+        (ahead && (s = ex.alloc(sorted[1], gm, "MSM sorted point indices (next group)"))) ||
+        (ahead && (s = ex.alloc(bounds[1], 2 * gnb, "MSM bucket bounds (next group)"))) ||
+        (s = bf.alloc(ex, gm, gnb, tn)) || (s = ex.prepare(m, c, gnb)))
         return s;
-    uint32_t *start = bounds.p, *end = bounds.p + gnb;
+    ba_settle_guard<Exec> settle{ex};
     *ms_sort = 0;
     *rounds = 0;
-    for (unsigned w0 = 0; w0 < W; w0 += G) {
+    for (unsigned w0 = 0, k = 0; w0 < W; w0 += G, k++) {
         unsigned gw = W - w0 < G ? W - w0 : G;
-        /* The group's digits, sorted by bucket window by window; bucket k of window
-         * w0 + g is bucket g nb + k of the group, its run at g m + its place. */
-        if ((s = ex.mark(0)) || (s = ex.zero(start, 2 * gnb * sizeof(uint32_t))))
+        int slot = ahead ? (int)(k & 1) : 0;
+        uint32_t *start = bounds[slot].p, *end = start + gnb;
+        if (!ahead || k == 0) {
+            /* In line, between the marks that give ms_sort. */
+            if ((s = ex.mark(0)) ||
+                (s = ba_sort_group(ex, sorted[slot].p, start, end, keys_in.p, keys_out.p, vals_in.p,
+                                   canon, idx_other, m, c, w0, gw)) ||
+                (s = ex.mark(1)))
+                return s;
+        } else if ((s = ex.await(slot))) {
             return s;
-        for (unsigned g = 0; g < gw; g++) {
-            uint32_t *out = sorted.p + (size_t)g * m;
-            if ((s = ex.run(m, 256, ba_digits{keys_in.p, vals_in.p, canon, idx_other, c, w0 + g})) ||
-                (s = ex.sort(keys_in.p, keys_out.p, vals_in.p, out, m, c)) ||
-                (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out.p,
-                                              m, nb, g * m})))
+        }
+        if (ahead && w0 + G < W) {
+            /* The next group's sort, after the rounds before this group's (which used
+             * the other slot) on the context's stream. */
+            unsigned nw = W - (w0 + G) < G ? W - (w0 + G) : G;
+            uint32_t *ns = bounds[slot ^ 1].p;
+            if ((s = ex.fork()) ||
+                (s = ba_sort_group(ex, sorted[slot ^ 1].p, ns, ns + gnb, keys_in.p, keys_out.p,
+                                   vals_in.p, canon, idx_other, m, c, w0 + G, nw)) ||
+                (s = ex.join(slot ^ 1)))
                 return s;
         }
-        if ((s = ex.mark(1)) ||
-            (s = ba_rounds<F>(ex, bf, buckets + (size_t)w0 * nb, ba_source<F>{bases, sorted.p, nullptr},
-                              start, end, gw * nb, tn, ms_sort, rounds, w0)))
+        if ((s = ba_rounds<F>(ex, bf, buckets + (size_t)w0 * nb,
+                              ba_source<F>{bases, sorted[slot].p, nullptr}, start, end, gw * nb, tn,
+                              !ahead || k == 0 ? ms_sort : nullptr, rounds, w0)))
             return s;
     }
     return G16_OK;
