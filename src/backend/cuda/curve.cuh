@@ -198,17 +198,8 @@ G16_HD affine_d<F> affine_add_with_inverse(const affine_d<F> &a, const affine_d<
 template <class F>
 G16_POINT_FN xyzz_d<F> xyzz_mul_small(const xyzz_d<F> &a, uint32_t k)
 {
-    if (k == 0)
-        return xyzz_d<F>::infinity();
-    /* From k's top bit down: no doublings of infinity (the bucket reduction's k < 2^19
-     * would spend 13 of 32 there). */
-#ifdef __CUDA_ARCH__
-    int top = 31 - __clz(k);
-#else
-    int top = 31 - __builtin_clz(k);
-#endif
-    xyzz_d<F> r = a;
-    for (int bit = top - 1; bit >= 0; bit--) {
+    xyzz_d<F> r = xyzz_d<F>::infinity();
+    for (int bit = 31; bit >= 0; bit--) {
         r = xyzz_dbl(r);
         if ((k >> bit) & 1)
             r = xyzz_add(r, a);
