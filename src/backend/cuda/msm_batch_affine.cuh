@@ -89,8 +89,9 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
  * MSMs run in several groups), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with
  * the rounds, G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
- * (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 / 481 / 477 /
- * 472 ms. The prefetch stays on for G1: without it ba_add needs 152 registers instead of
+ * (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
+ * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
+ * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
  * 37; bench/NOTES.md). Run 40: 32 or 64 pairs a thread, G1's ba_denominators without its
  * prefetch, G2's in blocks of 64: all within 2% of these defaults. */
