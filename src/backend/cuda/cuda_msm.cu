@@ -321,6 +321,16 @@ __global__ void k_combine(xyzz_d<F> *buckets, const xyzz_d<F> *partial,
     buckets[t] = acc;
 }
 
+/* Buckets a segment of the reduction (k_segments): 64, or G16_GPU_MSM_SEGMENT=8..256 (a
+ * power of two) for a sweep. Each segment is one thread's dependent chain of ~2 len + 45
+ * XYZZ operations; shorter segments give more threads and more operations in all. */
+uint32_t segment_buckets(void)
+{
+    const char *env = getenv("G16_GPU_MSM_SEGMENT");
+    long v = env ? atol(env) : 0;
+    return v >= 8 && v <= 256 && (v & (v - 1)) == 0 ? (uint32_t)v : 64;
+}
+
 /* Segment s of window w (buckets [lo, lo + len)): sum of (k + 1) B_k over the segment. */
 template <class F>
 __global__ void k_segments(xyzz_d<F> *out, const xyzz_d<F> *buckets, uint32_t windows,
@@ -620,7 +630,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     }
 
     /* 5. bucket reduction: segments of len buckets, then a tree per window. */
-    uint32_t len = nb < 64 ? nb : 64, per_window = nb / len;
+    uint32_t seg = segment_buckets(), len = nb < seg ? nb : seg, per_window = nb / len;
     dev_buf<X> seg_a, seg_b;
     if ((s = seg_a.alloc(ctx, (size_t)W * per_window, "MSM segments")) ||
         (s = seg_b.alloc(ctx, (size_t)W * per_window, "MSM segments")))
