@@ -95,6 +95,14 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
  * 37; bench/NOTES.md). Run 40: 32 or 64 pairs a thread, G1's ba_denominators without its
  * prefetch, G2's in blocks of 64: all within 2% of these defaults. */
+/* A 0|1 knob: *v from the variable when it is exactly "0" or "1", else left alone. */
+void ba_env_bit(const char *name, int *v)
+{
+    const char *env = getenv(name);
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
+        *v = env[0] - '0';
+}
+
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1};
@@ -107,21 +115,13 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_DEN_BLOCK");
     if (env && (atoi(env) == 32 || atoi(env) == 64 || atoi(env) == 128 || atoi(env) == 256))
         t.den_block = (unsigned)atoi(env);
-    env = getenv("G16_GPU_MSM_PREFETCH");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        t.prefetch = env[0] - '0';
-    env = getenv("G16_GPU_MSM_DEN_PREFETCH");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        t.den_prefetch = env[0] - '0';
+    ba_env_bit("G16_GPU_MSM_PREFETCH", &t.prefetch);
+    ba_env_bit("G16_GPU_MSM_DEN_PREFETCH", &t.den_prefetch);
     env = getenv("G16_GPU_MSM_GROUP_POINTS");
     if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
         t.group_points = (uint32_t)atol(env);
-    env = getenv("G16_GPU_MSM_SORT_AHEAD");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        t.sort_ahead = env[0] - '0';
-    env = getenv("G16_GPU_MSM_NORMS");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == 0)
-        t.stored_norms = env[0] - '0';
+    ba_env_bit("G16_GPU_MSM_SORT_AHEAD", &t.sort_ahead);
+    ba_env_bit("G16_GPU_MSM_NORMS", &t.stored_norms);
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
