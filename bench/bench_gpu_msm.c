@@ -5,7 +5,7 @@
  *   bench_gpu_msm [--min-log2 K] [--max-log2 K] [--case NAME] [--reps R] [--quick]
  *
  * --case keeps the cases whose name contains NAME ("G1 dense", "G2", "55/30/15"); the
- * window width can be forced with G16_GPU_MSM_WINDOW=c (4..20) to compare widths, the
+ * window width can be forced with G16_GPU_MSM_WINDOW=c (4..24) to compare widths, the
  * bucket accumulation with G16_GPU_MSM_AFFINE=0 (XYZZ) or 1 (batch-affine rounds) and the
  * run length the rounds stop at with G16_GPU_MSM_TAIL (cuda_msm.cu, msm_batch_affine.cuh).
  *
@@ -211,7 +211,8 @@ int main(int argc, char **argv)
                 snprintf(ref, sizeof ref, "%.1f", c->sppark_ms);
             char acc[48];
             if (info.affine_rounds)
-                snprintf(acc, sizeof acc, "affine, %zu rounds", info.affine_rounds);
+                snprintf(acc, sizeof acc, "affine, %zu rounds%s", info.affine_rounds,
+                         info.split ? ", split sums" : "");
             else
                 snprintf(acc, sizeof acc, "XYZZ, %zu pieces", info.pieces);
             printf("| %s | 2^%u | %.1f | %s | %s | %zu | %u | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n",

@@ -10,7 +10,8 @@
  * doublings and P + (-P) inside the rounds). Each case runs with the device's defaults and
  * with knobs that reach the paths small inputs otherwise miss: rounds down to runs of 1,
  * one or three windows a group, up to 16 pairs a thread, the inversion's levels (4 and
- * 16 values a thread) down to 4 values for the CPU. The ones' sum (the same rounds over one
+ * 16 values a thread) down to 4 values for the CPU; and with the windows reduced by split
+ * sums (widths 2 to 13, then each window's sum comes back as its bucket 0). The ones' sum (the same rounds over one
  * bucket, cuda_msm_sum_emulate) is checked against the CPU's additions on random lists. */
 #include <stdlib.h>
 #include <string.h>
@@ -73,15 +74,20 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
  * 2: none) and up to 64 and 16 pairs a thread. */
 static const char *tuning_names[] = {
     "defaults", "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone",
-    "tail 3, three windows a group, K <= 16, wide levels, no prefetch"};
+    "tail 3, three windows a group, K <= 16, wide levels, no prefetch",
+    "split sums", "split sums, one window a group, K <= 64, levels"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (t == 1)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0};
     else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0};
+    else if (t == 3)
+        tn.split = 1;
+    else if (t == 4)
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1};
     return tn;
 }
 
@@ -184,6 +190,17 @@ int main(void)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_CASE(g1, 1, pool1, (size_t)1000, 6u, mix, (t + mix) % 4, t);
     unsetenv("G16_GPU_MSM_SORT_AHEAD");
+    /* The windows reduced by split sums (the device's way from 21 bits up): windows of 2
+     * to 13 bits, the top one smaller than the rest for 6, 9 and 13; one window a group
+     * makes several groups wait for one reduction. */
+    const unsigned split_widths[] = {2, 4, 6, 9, 13};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int t = 3; t < 5; t++)
+            for (int mix = 0; mix < MIX_COUNT; mix++) {
+                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
+                unsigned c = split_widths[(s + (size_t)mix + (size_t)t) % 5];
+                CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
+            }
     /* The ones' sum: one bucket through the rounds. */
     const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 4097};
     for (size_t s = 0; s < sizeof sum_sizes / sizeof sum_sizes[0]; s++)
@@ -196,6 +213,8 @@ int main(void)
     for (int t = 0; t < 3; t++)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, (t + mix) % 4, t);
+    for (int mix = 0; mix < MIX_COUNT; mix++)
+        CHECK_CASE(g2, 2, pool2, (size_t)300, 6u, mix, (mix + 1) % 4, 3 + mix % 2);
     setenv("G16_GPU_MSM_NORMS", "0", 1);
     for (int mix = 0; mix < MIX_COUNT; mix++)
         CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, mix % 4, 1);

@@ -49,6 +49,7 @@ typedef struct {
     unsigned window_bits, windows;
     size_t pieces;                /* XYZZ path: extra pieces of long buckets (each summed apart) */
     size_t affine_rounds;         /* batch-affine path: pairing rounds, all windows; 0: XYZZ */
+    bool split;                   /* bucket reduction by split sums, inside the accumulation */
     double ms_upload;             /* scalars (and bases when not yet resident) */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */
@@ -172,10 +173,13 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * `target_threads`, the inversion's levels down to `host_inverses` values, 16 values a
  * thread from `wide_levels_from`, at most `max_pairs` pairs a thread (<= 64), G1's pair
  * kernels without their prefetch when `no_prefetch`, its ba_denominators alone without
- * it when `no_den_prefetch`. Slow (~100 ns an emulated product): small inputs. */
+ * it when `no_den_prefetch`; `split` 1 reduces the windows by split sums, 2 by running sums
+ * (0: by width), and with split sums each window's sum comes back as its bucket 0 (the
+ * rest infinity), which joins the same way. Slow (~100 ns an emulated product): small
+ * inputs. */
 typedef struct {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
-        max_pairs, no_den_prefetch;
+        max_pairs, no_den_prefetch, split;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,

@@ -364,7 +364,7 @@ unsigned blocks_for(size_t n, unsigned threads)
 unsigned gpu_window_bits(uint32_t m)
 {
     const char *env = getenv("G16_GPU_MSM_WINDOW");
-    if (env && atoi(env) >= 4 && atoi(env) <= 20)
+    if (env && atoi(env) >= 4 && atoi(env) <= 24)
         return (unsigned)atoi(env);
     unsigned lg = 0;
     while (lg < 32 && (1ull << lg) < m)
@@ -614,34 +614,43 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     uint32_t nb = 1u << (c - 1);
     info->window_bits = c;
     info->windows = W;
+    /* With split sums (wide windows, ba_split_use) the rounds reduce each window too and
+     * buckets[] holds the W window sums. */
+    const ba_tuning tn = ba_tuning_default();
+    const bool affine = ba_use(m), split = affine && ba_split_use(c, tn);
+    info->split = split;
     dev_buf<X> buckets;
-    if ((s = buckets.alloc(ctx, (size_t)W * nb, "MSM buckets")))
+    if ((s = buckets.alloc(ctx, split ? W : (size_t)W * nb, split ? "MSM window sums" : "MSM buckets")))
         return s;
-    bool affine = ba_use(m);
     if (affine) {
         /* 3 and 4 by batch-affine rounds (msm_batch_affine.cuh). */
         CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
         ba_device_exec ex;
         ex.ctx = ctx;
-        if ((s = ba_accumulate<F>(ex, buckets.p, bases, canon.p, idx_other.p, m, c, W,
-                                  ba_tuning_default(), &info->ms_sort, &info->affine_rounds)))
+        if ((s = ba_accumulate<F>(ex, split ? nullptr : buckets.p, split ? buckets.p : nullptr,
+                                  bases, canon.p, idx_other.p, m, c, W, tn, &info->ms_sort,
+                                  &info->affine_rounds)))
             return s;
         CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
     } else if ((s = xyzz_accumulate<F>(ctx, info, buckets.p, bases, canon.p, idx_other.p, m, c, W))) {
         return s;
     }
 
-    /* 5. bucket reduction: segments of len buckets, then a tree per window. */
-    uint32_t seg = segment_buckets(), len = nb < seg ? nb : seg, per_window = nb / len;
+    /* 5. bucket reduction (done with split sums): segments of len buckets, then a tree
+     * per window. */
+    X *sums = buckets.p;
     dev_buf<X> seg_a, seg_b;
-    if ((s = seg_a.alloc(ctx, (size_t)W * per_window, "MSM segments")) ||
-        (s = seg_b.alloc(ctx, (size_t)W * per_window, "MSM segments")))
-        return s;
-    k_segments<F><<<blocks_for((size_t)W * per_window, 64), 64, 0, st>>>(seg_a.p, buckets.p, W, nb, len);
-    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    X *sums;
-    if ((s = reduce_groups<F>(ctx, &sums, seg_a.p, seg_b.p, W, per_window)))
-        return s;
+    if (!split) {
+        uint32_t seg = segment_buckets(), len = nb < seg ? nb : seg, per_window = nb / len;
+        if ((s = seg_a.alloc(ctx, (size_t)W * per_window, "MSM segments")) ||
+            (s = seg_b.alloc(ctx, (size_t)W * per_window, "MSM segments")))
+            return s;
+        k_segments<F><<<blocks_for((size_t)W * per_window, 64), 64, 0, st>>>(seg_a.p, buckets.p, W,
+                                                                            nb, len);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+        if ((s = reduce_groups<F>(ctx, &sums, seg_a.p, seg_b.p, W, per_window)))
+            return s;
+    }
     CUDA_TRY(cudaMemcpyAsync(&out[1], sums, W * sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
     CUDA_TRY(cudaEventRecord(ctx->ev[5], st), G16_ERR_INTERNAL);
     CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
@@ -676,6 +685,8 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.den_prefetch = 0;
         if (tuning->max_pairs >= 1 && tuning->max_pairs <= BA_MAX_PAIRS_PER_THREAD)
             tn.max_pairs = tuning->max_pairs;
+        if (tuning->split == 1 || tuning->split == 2)
+            tn.split = tuning->split == 1;
     }
     return tn;
 }
@@ -718,14 +729,24 @@ g16_status affine_emulate(void *buckets, const void *bases, const void *scalars,
         return G16_OK;
     }
     host_buf<uint32_t> idx;
-    if (!(idx.p = (uint32_t *)malloc(m * sizeof(uint32_t))))
+    host_buf<xyzz_d<F>> sums;
+    const bool split = ba_split_use(c, tn);
+    if (!(idx.p = (uint32_t *)malloc(m * sizeof(uint32_t))) ||
+        (split && !(sums.p = (xyzz_d<F> *)malloc(W * sizeof(xyzz_d<F>)))))
         return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: %zu indices", m);
     for (size_t i = 0; i < m; i++)
         idx.p[i] = (uint32_t)i;
     ba_host_exec ex;
     double ms_sort;
-    return ba_accumulate<F>(ex, (xyzz_d<F> *)buckets, (const affine_d<F> *)bases, canon, idx.p,
-                            (uint32_t)m, c, W, tn, &ms_sort, rounds);
+    g16_status s = ba_accumulate<F>(ex, split ? nullptr : (xyzz_d<F> *)buckets, sums.p,
+                                    (const affine_d<F> *)bases, canon, idx.p, (uint32_t)m, c, W,
+                                    tn, &ms_sort, rounds);
+    /* Split sums give each window's sum: bucket 0 (weight 1) holds it, the rest stay
+     * infinity. */
+    if (s == G16_OK && split)
+        for (unsigned w = 0; w < W; w++)
+            ((xyzz_d<F> *)buckets)[(size_t)w << (c - 1)] = sums.p[w];
+    return s;
 }
 
 } // namespace

@@ -79,6 +79,7 @@ struct ba_tuning {
     int den_prefetch;   /* G1's ba_denominators the same: -1 as ba_add, 0 or 1 */
     int sort_ahead;     /* the next group's digits sorted while this group's rounds run */
     int stored_norms;   /* G2: ba_denominators passes each pair's norm to ba_add */
+    int split;          /* the bucket reduction by split sums: -1 by width, 0 or 1 */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -89,7 +90,8 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
  * MSMs run in several groups), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with
  * the rounds, G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
- * (benchmarks sweep them). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
+ * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
+ * or on whatever the width (ba_split_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
  * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
@@ -105,7 +107,7 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -122,6 +124,7 @@ ba_tuning ba_tuning_default(void)
         t.group_points = (uint32_t)atol(env);
     ba_env_bit("G16_GPU_MSM_SORT_AHEAD", &t.sort_ahead);
     ba_env_bit("G16_GPU_MSM_NORMS", &t.stored_norms);
+    ba_env_bit("G16_GPU_MSM_SPLIT", &t.split);
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
@@ -261,17 +264,31 @@ struct ba_carry {
  * (uint32_t)first[b + 1] (first[] has nb + 1 entries, first[nb]'s low half the number of
  * pairs; buckets without pairs have first[b] = first[b + 1] and are passed over), found
  * from a bucket lo at or before it: a few steps forward (the next pair of a thread is
- * usually in the same bucket or the next), else a binary search. */
+ * usually in the same bucket or the next), then steps doubling in length until past it,
+ * then a binary search between the last two. A thread's next pair is 32 pairs on, which
+ * in a late round of short runs is dozens of buckets on: a binary search over all the
+ * buckets from there would be ~log2(nb) dependent loads a pair (run 53: wide windows,
+ * whose runs are short, lost more than their fewer pairs saved). */
 G16_HD uint32_t ba_bucket(uint32_t q, const unsigned long long *first, uint32_t lo, uint32_t nb)
 {
-    for (int step = 0; step < 8; step++) {
+    for (int step = 0; step < 4; step++) {
         if ((uint32_t)first[lo + 1] > q)
             return lo;
         lo++;
     }
-    uint32_t hi = nb; /* (uint32_t)first[lo] <= q < (uint32_t)first[hi] */
+    uint32_t hi; /* (uint32_t)first[lo] <= q < (uint32_t)first[hi] */
+    for (uint32_t step = 4;; step *= 2) {
+        if (step >= nb - lo) {
+            hi = nb;
+            break;
+        }
+        hi = lo + step;
+        if ((uint32_t)first[hi] > q)
+            break;
+        lo = hi;
+    }
     while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
+        uint32_t mid = lo + (hi - lo) / 2;
         if ((uint32_t)first[mid] <= q)
             lo = mid;
         else
@@ -547,6 +564,167 @@ struct ba_finish {
             acc = xyzz_add_affine(acc, src.load(p));
         buckets[b] = acc;
     }
+};
+
+/* --- the bucket reduction by split sums (wide windows) ------------------------------- */
+
+/* A window's sum over its buckets, sum over k of (k + 1) B_k, is what the windows join
+ * by. Run as a chain of XYZZ additions (k_segments: a running sum, ~2 additions of ~14
+ * products a bucket) it costs as much as ~5 pairs of the rounds a bucket, which is what
+ * kept windows at 20 bits: a bit wider saves a few percent of the pairs and doubles the
+ * buckets. Split sums make a bucket cost ~2 pairs: write k = lo + hl hi (lo < hl, hi
+ * < hu, hl hu = the window's buckets), so that (k + 1) = (lo + 1) + hl hi and
+ *   sum_k (k + 1) B_k = sum_lo (lo + 1) L_lo + hl sum_hi hi U_hi,
+ *   L_lo = sum_hi B_(lo + hl hi),   U_hi = sum_lo B_(lo + hl hi):
+ * hl + hu plain sums of hu and hl buckets each, which the rounds do as pairs (every
+ * bucket goes into one L and one U), then two weighted sums of only hl and hu points
+ * (k_segments' running sums, in short segments). The window's buckets must then be
+ * affine points: its rounds go on to runs of one (tail 1) and ba_finish_affine writes
+ * each bucket's point. Measured (runs 53-54, bench/NOTES.md): the split sums cost about
+ * what the running sums did at c = 20, but the rounds of 22- and 24-bit windows cost
+ * more a pair than 20-bit ones, so the default width stays 20 and only a forced wider
+ * window (G16_GPU_MSM_WINDOW) takes this path. */
+
+/* A window's buckets and their split: nb = 2^bits buckets (the top window's digits have
+ * only 255 - c (W - 1) bits, so it uses fewer), hl = 2^ceil(bits / 2) L sums of hu =
+ * 2^floor(bits / 2) buckets each, and hu U sums of hl buckets each. */
+struct ba_split_shape {
+    uint32_t nb, hl, hu;
+};
+
+G16_HD ba_split_shape ba_split_of(unsigned c, unsigned W, unsigned w)
+{
+    unsigned bits = c - 1;
+    if (w == W - 1 && 255 - c * (W - 1) < bits)
+        bits = 255 - c * (W - 1);
+    ba_split_shape s;
+    s.nb = 1u << bits;
+    s.hl = 1u << ((bits + 1) / 2);
+    s.hu = s.nb / s.hl;
+    return s;
+}
+
+/* Each run of the rounds left at most one point (tail 1): bucket b's point, or infinity
+ * (x = y = 0) for an empty bucket. */
+template <class F>
+struct ba_finish_affine {
+    affine_d<F> *out;
+    ba_source<F> src;
+    const uint32_t *s, *e;
+    G16_HD void operator()(uint32_t b) const
+    {
+        out[b] = e[b] > s[b] ? src.load(s[b]) : affine_d<F>{F::zero(), F::zero()};
+    }
+};
+
+/* The lists the split sums read, 2 nb entries a window (nb: a full window's buckets),
+ * indices into the windows' affine buckets (window g's at g nb): first the L lists (L_lo
+ * at lo hu: buckets lo, lo + hl, lo + 2 hl, ...), then the U lists (U_hi at nb + hi hl:
+ * buckets hi hl .. hi hl + hl - 1). Entries past a window's own buckets are in no run. */
+struct ba_split_refs {
+    uint32_t *refs;
+    unsigned c, W, w0;
+    uint32_t nb;
+    G16_HD void operator()(uint32_t t) const
+    {
+        uint32_t g = t / (2 * nb), p = t % (2 * nb), base = g * nb;
+        ba_split_shape sh = ba_split_of(c, W, w0 + g);
+        if (p < nb)
+            refs[t] = p < sh.nb ? base + p / sh.hu + sh.hl * (p % sh.hu) : base;
+        else
+            refs[t] = p - nb < sh.nb ? base + (p - nb) : base;
+    }
+};
+
+/* The runs of the split sums: window g's L_lo is run g S + lo, its U_hi run g S + hl_max
+ * + hi (S = hl_max + hu_max, a full window's counts); runs a smaller window lacks are
+ * empty. */
+struct ba_split_bounds {
+    uint32_t *s, *e;
+    unsigned c, W, w0;
+    uint32_t nb, hl_max, S;
+    G16_HD void operator()(uint32_t t) const
+    {
+        uint32_t g = t / S, k = t % S, at = 0, len = 0;
+        ba_split_shape sh = ba_split_of(c, W, w0 + g);
+        if (k < hl_max) {
+            if (k < sh.hl) {
+                at = g * 2 * nb + k * sh.hu;
+                len = sh.hu;
+            }
+        } else if (k - hl_max < sh.hu) {
+            at = g * 2 * nb + nb + (k - hl_max) * sh.hl;
+            len = sh.hl;
+        }
+        s[t] = at;
+        e[t] = at + len;
+    }
+};
+
+/* The weighted sums of window g's L and U sums (XYZZ, from the rounds' ba_finish) in
+ * segments of len: segment k < PL covers L_lo for lo in [k len, (k + 1) len) with weights
+ * lo + 1; segment PL + k covers U_hi for hi in [1 + k len, 1 + (k + 1) len) with weights
+ * hi, times hl (U_0 has weight 0). A running sum gives sum (j - lo + 1) x_j, and
+ * (lo - 1 or lo) times the segment's plain sum the rest. */
+template <class F>
+struct ba_split_segments {
+    xyzz_d<F> *out;
+    const xyzz_d<F> *sub;
+    unsigned c, W, w0;
+    uint32_t hl_max, S, len, PL, P;
+    G16_HD void operator()(uint32_t t) const
+    {
+        typedef xyzz_d<F> X;
+        uint32_t g = t / P, k = t % P;
+        ba_split_shape sh = ba_split_of(c, W, w0 + g);
+        const X *x = sub + (size_t)g * S;
+        const bool upper = k >= PL;
+        uint32_t lo, end, off;
+        if (!upper) {
+            lo = k * len;
+            end = lo + len < sh.hl ? lo + len : sh.hl;
+            off = lo;
+        } else {
+            x += hl_max;
+            lo = 1 + (k - PL) * len;
+            end = lo + len < sh.hu ? lo + len : sh.hu;
+            off = lo - 1;
+        }
+        X run = X::infinity(), sum = X::infinity();
+        for (uint32_t j = end; j > lo; j--) {
+            run = xyzz_add(run, x[j - 1]);
+            sum = xyzz_add(sum, run);
+        }
+        if (lo < end && off)
+            sum = xyzz_add(sum, xyzz_mul_small(run, off));
+        if (lo < end && upper)
+            sum = xyzz_mul_small(sum, sh.hl);
+        out[t] = sum;
+    }
+};
+
+/* Per group g of m points: out[g m_out + k] = the sum of in[g m + k chunk ..] (chunk of
+ * them), as k_sum_groups. */
+template <class F>
+struct ba_sum_chunks {
+    xyzz_d<F> *out;
+    const xyzz_d<F> *in;
+    uint32_t m, chunk, m_out;
+    G16_HD void operator()(uint32_t t) const
+    {
+        uint32_t g = t / m_out, k = t % m_out, end = (k + 1) * chunk < m ? (k + 1) * chunk : m;
+        xyzz_d<F> acc = xyzz_d<F>::infinity();
+        for (uint32_t j = k * chunk; j < end; j++)
+            acc = xyzz_add(acc, in[(size_t)g * m + j]);
+        out[t] = acc;
+    }
+};
+
+template <class F>
+struct ba_copy_points {
+    xyzz_d<F> *out;
+    const xyzz_d<F> *in;
+    G16_HD void operator()(uint32_t t) const { out[t] = in[t]; }
 };
 
 /* --- executors: the same steps on the device or, for the tests, on the host ------------ */
@@ -944,11 +1122,13 @@ struct ba_round_bufs {
 };
 
 /* NB buckets whose runs [s_cur[b], e_cur[b]) index src's points, summed into buckets[b]
- * (XYZZ): pairing rounds until no run is longer than tn.tail, then ba_finish. *rounds
+ * (XYZZ): pairing rounds until no run is longer than tn.tail, then ba_finish; or, with
+ * affine_out (and tn.tail 1), each bucket's point into affine_out[b]. *rounds
  * counts the rounds; ms_sort (if not null) gets the time the executor marked before the
  * rounds (the digits and sorts), read at the first round trip. */
 template <class F, class Exec>
-g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets, ba_source<F> src,
+g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
+                     affine_d<F> *affine_out, ba_source<F> src,
                      const uint32_t *s_cur, const uint32_t *e_cur, uint32_t NB, const ba_tuning &tn,
                      double *ms_sort, size_t *rounds, uint32_t w0)
 {
@@ -992,6 +1172,8 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets, b
         e_cur = e_next;
         ++*rounds;
     }
+    if (affine_out)
+        return ex.run(NB, 128, ba_finish_affine<F>{affine_out, src, s_cur, e_cur});
     return ex.run(NB, 128, ba_finish<F>{buckets, src, s_cur, e_cur});
 }
 
@@ -1026,37 +1208,136 @@ struct ba_settle_guard {
     ~ba_settle_guard() { (void)ex.settle(); }
 };
 
+/* Whether c-bit windows are reduced by split sums (ba_split_segments): tn.split when set,
+ * else from 21 bits up, where the running sums' cost per bucket outweighs what a wider
+ * window saves in pairs. */
+bool ba_split_use(unsigned c, const ba_tuning &tn)
+{
+    return tn.split >= 0 ? tn.split != 0 : c > 20;
+}
+
+/* Windows whose buckets one reduction by split sums takes (their affine buckets wait in
+ * between): a multiple of the group's G windows, about 4, so that the split sums' rounds
+ * (~7 of them, each with its host round trips) run for several windows at once. */
+unsigned ba_split_batch(unsigned G, unsigned W)
+{
+    unsigned R = G * (4 / G > 1 ? 4 / G : 1);
+    return R < W ? R : W;
+}
+
+/* The split-sum buffers of one reduction of up to R windows of nb buckets. */
+template <class F, class Exec>
+struct ba_split_bufs {
+    typename Exec::template buf<affine_d<F>> buckets; /* R nb affine buckets */
+    typename Exec::template buf<uint32_t> refs, bounds;
+    typename Exec::template buf<xyzz_d<F>> sub, seg[2];
+    uint32_t nb, hl_max, S, len, PL, P;
+
+    g16_status alloc(Exec &ex, unsigned c, unsigned R)
+    {
+        ba_split_shape full = ba_split_of(c, ~0u, 0);
+        nb = full.nb;
+        hl_max = full.hl;
+        S = full.hl + full.hu;
+        len = 16; /* a segment's dependent chain: ~2 len + 45 XYZZ operations */
+        PL = (full.hl + len - 1) / len;
+        P = PL + (full.hu - 1 + len - 1) / len;
+        g16_status s;
+        if ((s = ex.alloc(buckets, (size_t)R * nb, "MSM affine buckets")) ||
+            (s = ex.alloc(refs, (size_t)R * 2 * nb, "MSM split sums' lists")) ||
+            (s = ex.alloc(bounds, (size_t)R * 2 * S, "MSM split sums' bounds")) ||
+            (s = ex.alloc(sub, (size_t)R * S, "MSM split sums")) ||
+            (s = ex.alloc(seg[0], (size_t)R * P, "MSM split sums' segments")) ||
+            (s = ex.alloc(seg[1], (size_t)R * P, "MSM split sums' segments")))
+            return s;
+        return G16_OK;
+    }
+};
+
+/* sums[w0 + g] = sum over k of (k + 1) B_k of window w0 + g, for g < R, from the windows'
+ * affine buckets in sp.buckets (window g's at g nb): the split sums by the rounds (runs
+ * stopped at 32 points, summed by ba_finish), then their weighted sums in segments, then a
+ * tree of the segments per window. */
+template <class F, class Exec>
+g16_status ba_split_reduce(Exec &ex, ba_round_bufs<F, Exec> &bf, ba_split_bufs<F, Exec> &sp,
+                           xyzz_d<F> *sums, unsigned c, unsigned W, unsigned w0, unsigned R,
+                           const ba_tuning &tn, size_t *rounds)
+{
+    uint32_t nb = sp.nb, NB = R * sp.S;
+    uint32_t *s_sub = sp.bounds.p, *e_sub = sp.bounds.p + NB;
+    ba_tuning ts = tn;
+    ts.tail = tn.tail > 32 ? tn.tail : 32;
+    g16_status s;
+    if ((s = ex.run((size_t)R * 2 * nb, 256, ba_split_refs{sp.refs.p, c, W, w0, nb})) ||
+        (s = ex.run(NB, 256, ba_split_bounds{s_sub, e_sub, c, W, w0, nb, sp.hl_max, sp.S})) ||
+        (s = ba_rounds<F>(ex, bf, sp.sub.p, nullptr,
+                          ba_source<F>{sp.buckets.p, sp.refs.p, nullptr}, s_sub, e_sub, NB, ts,
+                          nullptr, rounds, w0)) ||
+        (s = ex.run((size_t)R * sp.P, 64,
+                    ba_split_segments<F>{sp.seg[0].p, sp.sub.p, c, W, w0, sp.hl_max, sp.S,
+                                         sp.len, sp.PL, sp.P})))
+        return s;
+    xyzz_d<F> *in = sp.seg[0].p, *out = sp.seg[1].p;
+    for (uint32_t m = sp.P; m > 1;) {
+        const uint32_t chunk = 16, m_out = (m + chunk - 1) / chunk;
+        if ((s = ex.run((size_t)R * m_out, 64, ba_sum_chunks<F>{out, in, m, chunk, m_out})))
+            return s;
+        xyzz_d<F> *t = in;
+        in = out;
+        out = t;
+        m = m_out;
+    }
+    return ex.run(R, 64, ba_copy_points<F>{sums + w0, in});
+}
+
 /* Steps 3 and 4 of msm_windows (cuda_msm.cu) by batch-affine rounds: W windows of nb
  * buckets each into buckets[] (W nb XYZZ points), from the m others' canonical scalars
- * (canon[idx_other[j]]) and the bases. With tn.sort_ahead and more than one group, the
+ * (canon[idx_other[j]]) and the bases; or, when the reduction is by split sums
+ * (ba_split_use), step 5 as well: each window's sum into sums[] (W points) and buckets
+ * unused. With tn.sort_ahead and more than one group, the
  * next group's digits are sorted on the executor's side stream while this group's rounds
  * run (the sort is bound by memory, the rounds by products, and the rounds' host round
  * trips leave gaps), into the other of two sorted lists. *ms_sort gets the digits and
  * sorts' time (device) that the rounds wait for: every group's in line, the first
  * group's alone when sorting ahead; *rounds the rounds run, all groups together. */
 template <class F, class Exec>
-g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
-                         const scalar_d *canon, const uint32_t *idx_other, uint32_t m, unsigned c,
-                         unsigned W, const ba_tuning &tn, double *ms_sort, size_t *rounds)
+g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
+                         const affine_d<F> *bases, const scalar_d *canon,
+                         const uint32_t *idx_other, uint32_t m, unsigned c, unsigned W,
+                         const ba_tuning &tn, double *ms_sort, size_t *rounds)
 {
     uint32_t nb = 1u << (c - 1);
     unsigned G = ba_group(m, W, tn);
     size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
-    const bool ahead = tn.sort_ahead && G < W;
+    const bool ahead = tn.sort_ahead && G < W, split = ba_split_use(c, tn);
+    const unsigned R = split ? ba_split_batch(G, W) : 0;
+    ba_tuning tm = tn;
+    if (split)
+        tm.tail = 1; /* every bucket down to one affine point */
     g16_status s;
     typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted[2], bounds[2];
     ba_round_bufs<F, Exec> bf;
+    ba_split_bufs<F, Exec> sp;
+    /* The split sums' rounds take 2 R nb points in R (hl + hu) runs. */
+    size_t bf_points = gm, bf_runs = gnb;
+    if (split) {
+        if ((s = sp.alloc(ex, c, R)))
+            return s;
+        bf_points = bf_points > 2 * (size_t)R * nb ? bf_points : 2 * (size_t)R * nb;
+        bf_runs = bf_runs > (size_t)R * sp.S ? bf_runs : (size_t)R * sp.S;
+    }
     if ((s = ex.alloc(keys_in, m, "MSM sort keys")) || (s = ex.alloc(keys_out, m, "MSM sort keys")) ||
         (s = ex.alloc(vals_in, m, "MSM sort values")) ||
         (s = ex.alloc(sorted[0], gm, "MSM sorted point indices")) ||
         (s = ex.alloc(bounds[0], 2 * gnb, "MSM bucket bounds")) ||
         (ahead && (s = ex.alloc(sorted[1], gm, "MSM sorted point indices (next group)"))) ||
         (ahead && (s = ex.alloc(bounds[1], 2 * gnb, "MSM bucket bounds (next group)"))) ||
-        (s = bf.alloc(ex, gm, gnb, tn)) || (s = ex.prepare(m, c, gnb)))
+        (s = bf.alloc(ex, bf_points, bf_runs, tn)) || (s = ex.prepare(m, c, bf_runs)))
         return s;
     ba_settle_guard<Exec> settle{ex};
     *ms_sort = 0;
     *rounds = 0;
+    unsigned pending = 0; /* windows whose affine buckets wait for the split sums */
     for (unsigned w0 = 0, k = 0; w0 < W; w0 += G, k++) {
         unsigned gw = W - w0 < G ? W - w0 : G;
         int slot = ahead ? (int)(k & 1) : 0;
@@ -1082,10 +1363,21 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, const affine_d<F> *bases,
                 (s = ex.join(slot ^ 1)))
                 return s;
         }
-        if ((s = ba_rounds<F>(ex, bf, buckets + (size_t)w0 * nb,
-                              ba_source<F>{bases, sorted[slot].p, nullptr}, start, end, gw * nb, tn,
+        if ((s = ba_rounds<F>(ex, bf, split ? nullptr : buckets + (size_t)w0 * nb,
+                              split ? sp.buckets.p + (size_t)pending * nb : nullptr,
+                              ba_source<F>{bases, sorted[slot].p, nullptr}, start, end, gw * nb, tm,
                               !ahead || k == 0 ? ms_sort : nullptr, rounds, w0)))
             return s;
+        if (split) {
+            pending += gw;
+            unsigned next = W - (w0 + gw) < G ? W - (w0 + gw) : G;
+            if (w0 + gw == W || pending + next > R) {
+                if ((s = ba_split_reduce<F>(ex, bf, sp, sums, c, W, w0 + gw - pending, pending, tn,
+                                            rounds)))
+                    return s;
+                pending = 0;
+            }
+        }
     }
     return G16_OK;
 }
@@ -1106,7 +1398,7 @@ g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const
         (s = ex.prepare(1, 1, 1)) || (s = ex.to_device(bounds.p, run, sizeof run)))
         return s;
     *rounds = 0;
-    return ba_rounds<F>(ex, bf, sum, ba_source<F>{bases, idx, nullptr}, bounds.p, bounds.p + 1, 1,
+    return ba_rounds<F>(ex, bf, sum, nullptr, ba_source<F>{bases, idx, nullptr}, bounds.p, bounds.p + 1, 1,
                         tn, nullptr, rounds, 0);
 }
 
