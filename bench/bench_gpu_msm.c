@@ -6,8 +6,11 @@
  *
  * --case keeps the cases whose name contains NAME ("G1 dense", "G2", "55/30/15"); the
  * window width can be forced with G16_GPU_MSM_WINDOW=c (4..24) to compare widths, the
- * bucket accumulation with G16_GPU_MSM_AFFINE=0 (XYZZ) or 1 (batch-affine rounds) and the
- * run length the rounds stop at with G16_GPU_MSM_TAIL (cuda_msm.cu, msm_batch_affine.cuh).
+ * bucket accumulation with G16_GPU_MSM_AFFINE=0 (XYZZ) or 1 (batch-affine rounds), the
+ * run length the rounds stop at with G16_GPU_MSM_TAIL (cuda_msm.cu, msm_batch_affine.cuh),
+ * and the endomorphism with G16_GPU_MSM_GLV=0|1: every case gets its bases' GLV table
+ * (made before the timed runs, as a key's is once), which MSMs of 2^25 others and more
+ * use by default (glv.cuh).
  *
  * Inputs: 2^20 distinct bases tiled to the size (an MSM's cost does not depend on the
  * bases being distinct). Every case is checked exactly: by linearity the tiled MSM equals
@@ -162,19 +165,23 @@ int main(int argc, char **argv)
         size_t n = (size_t)1 << c->log2n, psize = c->group == 1 ? 96 : 192;
         size_t d = n < distinct ? n : distinct;
         const uint8_t *pool = c->group == 1 ? b1 : b2;
-        void *dbases = NULL, *dscalars = NULL;
+        void *dbases = NULL, *dscalars = NULL, *dphi = NULL;
         uint8_t *scalars = mixed_scalars(n, c->zeros, c->ones, c->same);
         if (!scalars || (st = cuda_ctx_alloc(ctx, &dbases, n * psize)) ||
-            (st = cuda_ctx_alloc(ctx, &dscalars, n * 32))) {
+            (st = cuda_ctx_alloc(ctx, &dscalars, n * 32)) ||
+            (st = cuda_ctx_alloc(ctx, &dphi, n * psize / 2))) {
             printf("| %s | 2^%u | failed: %s |\n", c->name, c->log2n, g16_last_error());
             failures++;
             free(scalars);
             cuda_ctx_release(ctx, dbases);
+            cuda_ctx_release(ctx, dscalars);
             continue;
         }
         for (size_t off = 0; off < n; off += d)
             cuda_ctx_upload(ctx, (uint8_t *)dbases + off * psize, pool, d * psize);
         cuda_ctx_upload(ctx, dscalars, scalars, n * 32);
+        /* The bases' GLV table, made once as a key's would be (not timed). */
+        st = cuda_msm_phi_table(ctx, c->group, dphi, dbases, n);
 
         double ms[16];
         cuda_msm_info info;
@@ -182,8 +189,8 @@ int main(int argc, char **argv)
         g2_jac_t r2;
         unsigned runs = reps < 16 ? reps : 16;
         for (unsigned rep = 0; rep <= runs && !st; rep++) { /* run 0 warms up */
-            st = c->group == 1 ? backend_cuda_msm_g1(ctx, &r1, &info, dbases, dscalars, n, false)
-                               : backend_cuda_msm_g2(ctx, &r2, &info, dbases, dscalars, n, false);
+            st = c->group == 1 ? backend_cuda_msm_g1(ctx, &r1, &info, dbases, dphi, dscalars, n, false)
+                               : backend_cuda_msm_g2(ctx, &r2, &info, dbases, dphi, dscalars, n, false);
             if (rep)
                 ms[rep - 1] = info.ms_total;
         }
@@ -209,10 +216,10 @@ int main(int argc, char **argv)
                 snprintf(goal, sizeof goal, "%.0f", c->goal_ms);
             if (c->sppark_ms)
                 snprintf(ref, sizeof ref, "%.1f", c->sppark_ms);
-            char acc[48];
+            char acc[64];
             if (info.affine_rounds)
-                snprintf(acc, sizeof acc, "affine, %zu rounds%s", info.affine_rounds,
-                         info.split ? ", split sums" : "");
+                snprintf(acc, sizeof acc, "affine, %zu rounds%s%s", info.affine_rounds,
+                         info.split ? ", split sums" : "", info.glv ? ", GLV" : "");
             else
                 snprintf(acc, sizeof acc, "XYZZ, %zu pieces", info.pieces);
             printf("| %s | 2^%u | %.1f | %s | %s | %zu | %u | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n",
@@ -226,6 +233,7 @@ int main(int argc, char **argv)
         free(scalars);
         cuda_ctx_release(ctx, dbases);
         cuda_ctx_release(ctx, dscalars);
+        cuda_ctx_release(ctx, dphi);
     }
     free(b1);
     free(b2);

@@ -11,8 +11,10 @@
  * with knobs that reach the paths small inputs otherwise miss: rounds down to runs of 1,
  * one or three windows a group, up to 16 pairs a thread, the inversion's levels (4 and
  * 16 values a thread) down to 4 values for the CPU; and with the windows reduced by split
- * sums (widths 2 to 13, then each window's sum comes back as its bucket 0). The ones' sum (the same rounds over one
- * bucket, cuda_msm_sum_emulate) is checked against the CPU's additions on random lists. */
+ * sums (widths 2 to 13, then each window's sum comes back as its bucket 0), and with the
+ * scalars split by the GLV endomorphism (glv.cuh; edge scalars t lambda + e as well). The
+ * ones' sum (the same rounds over one bucket, cuda_msm_sum_emulate) is checked against
+ * the CPU's additions on random lists. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,11 @@
 enum { MIX_RANDOM, MIX_SAME, MIX_EDGES, MIX_COUNT };
 static const char *mix_names[] = {"random", "90% one value", "edges"};
 
+/* GLV's lambda = z^2 - 1 (little-endian): edge scalars t lambda + e test the split's
+ * corrections (glv.cuh). */
+static const uint8_t glv_lambda_le[32] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+                                          0x02, 0xa4, 0x01, 0x00, 0x01, 0xa4, 0x45, 0xac};
+
 static void make_scalars(uint8_t *out, size_t n, int mix)
 {
     for (size_t i = 0; i < n; i++) {
@@ -40,9 +47,22 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
         else if (mix == MIX_EDGES && u < 30) {
             fr_one(&k);
             fr_neg(&k, &k); /* r - 1 */
-        } else if (mix == MIX_EDGES && u < 60)
+        } else if (mix == MIX_EDGES && u < 50)
             fr_from_u64(&k, u * 977 + 2);
-        else
+        else if (mix == MIX_EDGES && u < 60) {
+            fr_t lam, t, e; /* lambda t + e, e in -1..1, t small or random */
+            fr_from_bytes_le(&lam, glv_lambda_le);
+            if (u < 55)
+                fr_from_u64(&t, u % 5);
+            else
+                test_random_fr(&t);
+            fr_mul(&k, &lam, &t);
+            fr_from_u64(&e, 1);
+            if (u % 3 == 1)
+                fr_add(&k, &k, &e);
+            else if (u % 3 == 2)
+                fr_sub(&k, &k, &e);
+        } else
             test_random_fr(&k);
         fr_to_bytes_le(out + 32 * i, &k);
     }
@@ -75,19 +95,24 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
 static const char *tuning_names[] = {
     "defaults", "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone",
     "tail 3, three windows a group, K <= 16, wide levels, no prefetch",
-    "split sums", "split sums, one window a group, K <= 64, levels"};
+    "split sums", "split sums, one window a group, K <= 64, levels", "GLV",
+    "GLV, split sums, one window a group, K <= 64, levels"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (t == 1)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0};
     else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0};
     else if (t == 3)
         tn.split = 1;
     else if (t == 4)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 0};
+    else if (t == 5)
+        tn.glv = 1;
+    else if (t == 6) /* a window of GLV holds 2 n digits */
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? 2 * n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 1};
     return tn;
 }
 
@@ -201,6 +226,20 @@ int main(void)
                 unsigned c = split_widths[(s + (size_t)mix + (size_t)t) % 5];
                 CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
             }
+    /* GLV: the scalars split by the endomorphism, 2 n digits a window over the bases and
+     * phi of them (beta x from the table), at widths 2 to 13, with running sums and with
+     * split sums in groups of one window. A wrong beta, lambda or split changes the MSM. */
+    const unsigned glv_widths[] = {2, 4, 6, 9, 13};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int t = 5; t < 7; t++)
+            for (int mix = 0; mix < MIX_COUNT; mix++) {
+                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
+                unsigned c = glv_widths[(s + (size_t)mix + (size_t)t) % 5];
+                CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
+            }
+    for (int t = 5; t < 7; t++)
+        for (int mix = 0; mix < MIX_COUNT; mix++)
+            CHECK_CASE(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4, t);
     /* The ones' sum: one bucket through the rounds. */
     const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 4097};
     for (size_t s = 0; s < sizeof sum_sizes / sizeof sum_sizes[0]; s++)

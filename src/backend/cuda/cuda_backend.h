@@ -50,6 +50,7 @@ typedef struct {
     size_t pieces;                /* XYZZ path: extra pieces of long buckets (each summed apart) */
     size_t affine_rounds;         /* batch-affine path: pairing rounds, all windows; 0: XYZZ */
     bool split;                   /* bucket reduction by split sums, inside the accumulation */
+    bool glv;                     /* the others' scalars split by the endomorphism (glv.cuh) */
     double ms_upload;             /* scalars (and bases when not yet resident) */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */
@@ -60,7 +61,10 @@ typedef struct {
 } cuda_msm_info;
 
 /* MSM over G1 / G2 on the device. bases: n points in the CPU's affine layout (96 / 192
- * bytes each, all-zero = infinity) at a device address (cuda_ctx_resident). scalars: n
+ * bytes each, all-zero = infinity) at a device address (cuda_ctx_resident); phi: NULL,
+ * or the bases' GLV table (cuda_msm_phi_table), with which MSMs of 2^25 others and more
+ * run as 2n scalars of 128 bits (glv.cuh; G16_GPU_MSM_GLV=0|1 forces either way, 1
+ * making a table for the call when phi is NULL). scalars: n
  * elements of Fr at a device address, canonical little-endian 32-byte integers, or
  * Montgomery form when `montgomery` (a Groth16 witness in memory, the h vector).
  * The result is given as W window sums plus the sum of the bases whose scalar is one:
@@ -71,12 +75,17 @@ typedef struct {
 enum { CUDA_MSM_MAX_WINDOWS = 256 };
 g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                unsigned *window_bits, cuda_msm_info *info,
-                               const void *bases_dev, const void *scalars_dev, size_t n,
-                               bool montgomery);
+                               const void *bases_dev, const void *phi_dev,
+                               const void *scalars_dev, size_t n, bool montgomery);
 g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                unsigned *window_bits, cuda_msm_info *info,
-                               const void *bases_dev, const void *scalars_dev, size_t n,
-                               bool montgomery);
+                               const void *bases_dev, const void *phi_dev,
+                               const void *scalars_dev, size_t n, bool montgomery);
+/* The GLV table of n bases of G1 (group 1) or G2 (group 2) at device addresses: phi[i] =
+ * beta x_i, 48 / 96 bytes each (phi(P) = (beta x, y) = lambda P; glv.cuh). Made once per
+ * key: one Fp product a point (G2: two). Waits for the device. */
+g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev, const void *bases_dev,
+                              size_t n);
 
 /* A streamed key: the points stay in host memory and go up chunk by chunk for every MSM,
  * each chunk's copy (on the context's copy stream) overlapping the previous chunk's MSM.
@@ -175,11 +184,13 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * kernels without their prefetch when `no_prefetch`, its ba_denominators alone without
  * it when `no_den_prefetch`; `split` 1 reduces the windows by split sums, 2 by running sums
  * (0: by width), and with split sums each window's sum comes back as its bucket 0 (the
- * rest infinity), which joins the same way. Slow (~100 ns an emulated product): small
- * inputs. */
+ * rest infinity), which joins the same way; `glv` 1 runs the scalars split by the
+ * endomorphism over the bases and their table (glv.cuh): W = 128 / c + 1 windows, the
+ * buckets of the 255 / c + 1 a plain MSM has past them left infinity. Slow (~100 ns an
+ * emulated product): small inputs. */
 typedef struct {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
-        max_pairs, no_den_prefetch, split;
+        max_pairs, no_den_prefetch, split, glv;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,

@@ -32,6 +32,7 @@
 
 #include "cuda_ctx.cuh"
 #include "curve.cuh"
+#include "glv.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -137,12 +138,23 @@ G16_HD uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
 
 /* Window w's signed digit of "other" scalar j: key = bucket (|d| - 1), or nb when d = 0
  * (sorted past every bucket and ignored); value = point index, top bit = d < 0. (Thread
- * j's work; the batch-affine path also runs it on the host, msm_batch_affine.cuh.) */
+ * j's work; the batch-affine path also runs it on the host, msm_batch_affine.cuh.)
+ * With GLV (glv_m = the others' count, their scalars split by glv_split): entry j < glv_m
+ * is the low half of scalar j's, entry glv_m + j its high half, whose point is phi(P):
+ * value bit 30. */
 G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
-                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j)
+                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j, uint32_t glv_m)
 {
-    uint32_t i = idx[j];
+    uint32_t hi = glv_m && j >= glv_m;
+    uint32_t i = idx[hi ? j - glv_m : j];
     scalar_d s = canon[i];
+    if (glv_m) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            s.v[k] = s.v[4 * hi + k];
+            s.v[4 + k] = 0;
+        }
+    }
     int carry = 0, d = 0;
     const int half = 1 << (c - 1);
     for (unsigned k = 0; k <= w; k++) {
@@ -153,7 +165,7 @@ G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
     }
     uint32_t nb = (uint32_t)half;
     keys[j] = d == 0 ? nb : (uint32_t)(d < 0 ? -d : d) - 1;
-    vals[j] = i | (d < 0 ? 0x80000000u : 0);
+    vals[j] = i | (hi << 30) | (d < 0 ? 0x80000000u : 0);
 }
 
 __global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
@@ -161,8 +173,29 @@ __global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
 {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j < m)
-        digit_entry(keys, vals, canon, idx, c, w, j);
+        digit_entry(keys, vals, canon, idx, c, w, j, 0);
 }
+
+/* GLV (glv.cuh): other scalar j's canonical value k -> (k mod lambda, floor(k / lambda)),
+ * 128 bits each, in place. */
+struct glv_split_entry {
+    scalar_d *canon;
+    const uint32_t *idx;
+    G16_HD void operator()(uint32_t j) const
+    {
+        scalar_d &s = canon[idx[j]];
+        scalar_d k = s;
+        glv_split(s.v, k.v);
+    }
+};
+
+/* phi_x[i] = beta x of bases[i] (the GLV table). */
+template <class F>
+struct glv_phi_entry {
+    F *phi_x;
+    const affine_d<F> *bases;
+    G16_HD void operator()(uint32_t i) const { phi_x[i] = glv_phi_x(bases[i].x); }
+};
 
 /* start[k], end[k]: the run of bucket k in the sorted keys plus base (both 0 when
  * empty); position p's part of it. */
@@ -381,6 +414,28 @@ unsigned gpu_window_bits(uint32_t m)
 
 #include "msm_batch_affine.cuh"
 
+/* Whether m others go through GLV (glv.cuh): G16_GPU_MSM_GLV=0|1 forces it (1 makes the
+ * table of beta x itself when the caller has none), else when the caller gives the table
+ * and there are at least 2^25 others, where 22-bit windows pay (6 windows of 2 m digits:
+ * 12 m pairs against 13 m at 20 bits, with half the buckets of 22-bit windows without
+ * GLV; bench/NOTES.md, session 16). */
+bool glv_use(uint32_t m, bool have_table)
+{
+    int v = -1;
+    ba_env_bit("G16_GPU_MSM_GLV", &v);
+    return v >= 0 ? v != 0 : have_table && m >= (1u << 25);
+}
+
+/* GLV windows: 22 bits from 2^25 others (see glv_use), else the plain rule's width for m
+ * (only forced GLV gets there); G16_GPU_MSM_WINDOW overrides as for gpu_window_bits. */
+unsigned glv_window_bits(uint32_t m)
+{
+    const char *env = getenv("G16_GPU_MSM_WINDOW");
+    if (env && atoi(env) >= 4 && atoi(env) <= 24)
+        return (unsigned)atoi(env);
+    return m >= (1u << 25) ? 22 : gpu_window_bits(m);
+}
+
 /* Sums groups of points until one is left per group; the result lands in *result
  * (groups points). a and b are scratch of at least groups * m points each. */
 template <class F>
@@ -502,7 +557,8 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
 template <class F>
 g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
                        unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
-                       const void *scalars_dev, size_t n_size, bool montgomery)
+                       const void *phi_dev, const void *scalars_dev, size_t n_size,
+                       bool montgomery)
 {
     typedef affine_d<F> A;
     typedef xyzz_d<F> X;
@@ -610,15 +666,34 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         return G16_OK;
     }
 
-    unsigned c = gpu_window_bits(m), W = 255 / c + 1;
+    /* GLV (glv.cuh): 2 m scalars of 128 bits over the bases and phi of them, in the same
+     * buckets; needs the batch-affine rounds and indices below 2^30 (bit 30 marks phi). */
+    const bool affine = ba_use(m), glv = affine && n < 0x40000000u && glv_use(m, phi_dev != nullptr);
+    unsigned c = glv ? glv_window_bits(m) : gpu_window_bits(m);
+    unsigned W = glv ? 128 / c + 1 : 255 / c + 1;
     uint32_t nb = 1u << (c - 1);
     info->window_bits = c;
     info->windows = W;
+    info->glv = glv;
     /* With split sums (wide windows, ba_split_use) the rounds reduce each window too and
      * buckets[] holds the W window sums. */
     const ba_tuning tn = ba_tuning_default();
-    const bool affine = ba_use(m), split = affine && ba_split_use(c, tn);
+    const bool split = affine && ba_split_use(c, tn);
     info->split = split;
+    const F *phi = (const F *)phi_dev;
+    dev_buf<F> phi_own; /* GLV forced without the caller's table (tests): made here */
+    if (glv) {
+        ba_device_exec ex;
+        ex.ctx = ctx;
+        if (!phi) {
+            if ((s = phi_own.alloc(ctx, n, "MSM GLV table")) ||
+                (s = ex.run(n, 256, glv_phi_entry<F>{phi_own.p, bases})))
+                return s;
+            phi = phi_own.p;
+        }
+        if ((s = ex.run(m, 256, glv_split_entry{canon.p, idx_other.p})))
+            return s;
+    }
     dev_buf<X> buckets;
     if ((s = buckets.alloc(ctx, split ? W : (size_t)W * nb, split ? "MSM window sums" : "MSM buckets")))
         return s;
@@ -628,8 +703,8 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         ba_device_exec ex;
         ex.ctx = ctx;
         if ((s = ba_accumulate<F>(ex, split ? nullptr : buckets.p, split ? buckets.p : nullptr,
-                                  bases, canon.p, idx_other.p, m, c, W, tn, &info->ms_sort,
-                                  &info->affine_rounds)))
+                                  bases, glv ? phi : nullptr, canon.p, idx_other.p, m, c, W, tn,
+                                  &info->ms_sort, &info->affine_rounds)))
             return s;
         CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
     } else if ((s = xyzz_accumulate<F>(ctx, info, buckets.p, bases, canon.p, idx_other.p, m, c, W))) {
@@ -722,25 +797,40 @@ g16_status affine_emulate(void *buckets, const void *bases, const void *scalars,
     for (size_t i = 0; i < m; i++)
         if (scalar_too_large(canon[i]))
             return status_fail(G16_ERR_BAD_ENCODING, "emulated MSM: scalar %zu is not below r", i);
-    unsigned W = 255 / c + 1;
-    memset(buckets, 0, (size_t)W * ((size_t)1 << (c - 1)) * sizeof(xyzz_d<F>));
+    const bool glv = tuning && tuning->glv;
+    unsigned W = glv ? 128 / c + 1 : 255 / c + 1;
+    /* Every window a plain MSM of width c has (GLV's fewer: the rest stay infinity). */
+    memset(buckets, 0, (size_t)(255 / c + 1) * ((size_t)1 << (c - 1)) * sizeof(xyzz_d<F>));
     if (m == 0) {
         *rounds = 0;
         return G16_OK;
     }
     host_buf<uint32_t> idx;
     host_buf<xyzz_d<F>> sums;
+    host_buf<scalar_d> split_k;
+    host_buf<F> phi;
     const bool split = ba_split_use(c, tn);
     if (!(idx.p = (uint32_t *)malloc(m * sizeof(uint32_t))) ||
-        (split && !(sums.p = (xyzz_d<F> *)malloc(W * sizeof(xyzz_d<F>)))))
+        (split && !(sums.p = (xyzz_d<F> *)malloc(W * sizeof(xyzz_d<F>)))) ||
+        (glv && !(split_k.p = (scalar_d *)malloc(m * sizeof(scalar_d)))) ||
+        (glv && !(phi.p = (F *)malloc(m * sizeof(F)))))
         return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: %zu indices", m);
     for (size_t i = 0; i < m; i++)
         idx.p[i] = (uint32_t)i;
+    if (glv) {
+        /* The device's bodies, thread by thread: the table, then the scalars' halves. */
+        memcpy(split_k.p, canon, m * sizeof(scalar_d));
+        for (size_t i = 0; i < m; i++) {
+            glv_phi_entry<F>{phi.p, (const affine_d<F> *)bases}((uint32_t)i);
+            glv_split_entry{split_k.p, idx.p}((uint32_t)i);
+        }
+        canon = split_k.p;
+    }
     ba_host_exec ex;
     double ms_sort;
     g16_status s = ba_accumulate<F>(ex, split ? nullptr : (xyzz_d<F> *)buckets, sums.p,
-                                    (const affine_d<F> *)bases, canon, idx.p, (uint32_t)m, c, W,
-                                    tn, &ms_sort, rounds);
+                                    (const affine_d<F> *)bases, phi.p, canon, idx.p, (uint32_t)m,
+                                    c, W, tn, &ms_sort, rounds);
     /* Split sums give each window's sum: bucket 0 (weight 1) holds it, the rest stay
      * infinity. */
     if (s == G16_OK && split)
@@ -781,18 +871,36 @@ extern "C" g16_status cuda_msm_sum_emulate(int group, void *sum, const void *bas
 
 extern "C" g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                           unsigned *window_bits, cuda_msm_info *info,
-                                          const void *bases_dev, const void *scalars_dev,
-                                          size_t n, bool montgomery)
+                                          const void *bases_dev, const void *phi_dev,
+                                          const void *scalars_dev, size_t n, bool montgomery)
 {
-    return msm_windows<fp_d>(ctx, out, windows, window_bits, info, bases_dev, scalars_dev, n,
-                             montgomery);
+    return msm_windows<fp_d>(ctx, out, windows, window_bits, info, bases_dev, phi_dev,
+                             scalars_dev, n, montgomery);
 }
 
 extern "C" g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                           unsigned *window_bits, cuda_msm_info *info,
-                                          const void *bases_dev, const void *scalars_dev,
-                                          size_t n, bool montgomery)
+                                          const void *bases_dev, const void *phi_dev,
+                                          const void *scalars_dev, size_t n, bool montgomery)
 {
-    return msm_windows<fp2_d>(ctx, out, windows, window_bits, info, bases_dev, scalars_dev, n,
-                              montgomery);
+    return msm_windows<fp2_d>(ctx, out, windows, window_bits, info, bases_dev, phi_dev,
+                              scalars_dev, n, montgomery);
+}
+
+extern "C" g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev,
+                                         const void *bases_dev, size_t n)
+{
+    if (group != 1 && group != 2)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "GLV table: group %d (1 or 2)", group);
+    if (n == 0)
+        return G16_OK;
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    ba_device_exec ex;
+    ex.ctx = ctx;
+    g16_status s = group == 1 ? ex.run(n, 256, glv_phi_entry<fp_d>{(fp_d *)phi_dev, (const g1_affine_d *)bases_dev})
+                              : ex.run(n, 256, glv_phi_entry<fp2_d>{(fp2_d *)phi_dev, (const g2_affine_d *)bases_dev});
+    if (s)
+        return s;
+    CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+    return G16_OK;
 }

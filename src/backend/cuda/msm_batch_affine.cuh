@@ -177,21 +177,33 @@ struct ba_tangent_batched {
 template <class F>
 struct ba_source {
     const affine_d<F> *bases;
-    const uint32_t *refs; /* index | sign bit; null after round 0 */
+    const uint32_t *refs; /* index | sign bit (31) | phi bit (30, with phi_x); null after round 0 */
     const affine_d<F> *pts;
+    const F *phi_x;       /* GLV (glv.cuh): beta x of each base, or null */
 
+    G16_HD uint32_t index(uint32_t v) const { return v & (phi_x ? 0x3fffffffu : 0x7fffffffu); }
+    G16_HD bool phi(uint32_t v) const { return phi_x && (v & 0x40000000u); }
     G16_HD affine_d<F> load(uint32_t p) const
     {
         if (!refs)
             return load_global(&pts[p]);
-        uint32_t v = refs[p];
-        affine_d<F> a = load_global(&bases[v & 0x7fffffffu]);
+        uint32_t v = refs[p], i = index(v);
+        affine_d<F> a;
+        if (phi(v)) {
+            a.x = load_global(&phi_x[i]);
+            a.y = load_global(&bases[i].y);
+        } else {
+            a = load_global(&bases[i]);
+        }
         return v >> 31 ? affine_neg(a) : a;
     }
     /* Point p's x alone (a sign changes only y). */
     G16_HD F load_x(uint32_t p) const
     {
-        return load_global(refs ? &bases[refs[p] & 0x7fffffffu].x : &pts[p].x);
+        if (!refs)
+            return load_global(&pts[p].x);
+        uint32_t v = refs[p];
+        return load_global(phi(v) ? &phi_x[index(v)] : &bases[index(v)].x);
     }
 };
 
@@ -214,7 +226,8 @@ struct ba_digits {
     const scalar_d *canon;
     const uint32_t *idx;
     unsigned c, w;
-    G16_HD void operator()(uint32_t j) const { digit_entry(keys, vals, canon, idx, c, w, j); }
+    uint32_t glv_m;
+    G16_HD void operator()(uint32_t j) const { digit_entry(keys, vals, canon, idx, c, w, j, glv_m); }
 };
 
 struct ba_bounds {
@@ -1167,7 +1180,7 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
                                       q0, qn, K, T, bf.scratch.p, bf.host.p, out, tn)))
                 return s;
         }
-        src = ba_source<F>{nullptr, nullptr, out};
+        src = ba_source<F>{nullptr, nullptr, out, nullptr};
         s_cur = s_next;
         e_cur = e_next;
         ++*rounds;
@@ -1183,8 +1196,8 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
 template <class Exec>
 g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *end,
                          uint32_t *keys_in, uint32_t *keys_out, uint32_t *vals_in,
-                         const scalar_d *canon, const uint32_t *idx_other, uint32_t m, unsigned c,
-                         unsigned w0, unsigned gw)
+                         const scalar_d *canon, const uint32_t *idx_other, uint32_t m,
+                         uint32_t glv_m, unsigned c, unsigned w0, unsigned gw)
 {
     uint32_t nb = 1u << (c - 1);
     g16_status s;
@@ -1192,7 +1205,7 @@ g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *
         (s = ex.zero(end, (size_t)gw * nb * sizeof(uint32_t))))
         return s;
     for (unsigned g = 0; g < gw; g++)
-        if ((s = ex.run(m, 256, ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g})) ||
+        if ((s = ex.run(m, 256, ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m})) ||
             (s = ex.sort(keys_in, keys_out, vals_in, sorted + (size_t)g * m, m, c)) ||
             (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out,
                                           m, nb, g * m})))
@@ -1271,7 +1284,7 @@ g16_status ba_split_reduce(Exec &ex, ba_round_bufs<F, Exec> &bf, ba_split_bufs<F
     if ((s = ex.run((size_t)R * 2 * nb, 256, ba_split_refs{sp.refs.p, c, W, w0, nb})) ||
         (s = ex.run(NB, 256, ba_split_bounds{s_sub, e_sub, c, W, w0, nb, sp.hl_max, sp.S})) ||
         (s = ba_rounds<F>(ex, bf, sp.sub.p, nullptr,
-                          ba_source<F>{sp.buckets.p, sp.refs.p, nullptr}, s_sub, e_sub, NB, ts,
+                          ba_source<F>{sp.buckets.p, sp.refs.p, nullptr, nullptr}, s_sub, e_sub, NB, ts,
                           nullptr, rounds, w0)) ||
         (s = ex.run((size_t)R * sp.P, 64,
                     ba_split_segments<F>{sp.seg[0].p, sp.sub.p, c, W, w0, sp.hl_max, sp.S,
@@ -1302,10 +1315,12 @@ g16_status ba_split_reduce(Exec &ex, ba_round_bufs<F, Exec> &bf, ba_split_bufs<F
  * group's alone when sorting ahead; *rounds the rounds run, all groups together. */
 template <class F, class Exec>
 g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
-                         const affine_d<F> *bases, const scalar_d *canon,
-                         const uint32_t *idx_other, uint32_t m, unsigned c, unsigned W,
+                         const affine_d<F> *bases, const F *phi_x, const scalar_d *canon,
+                         const uint32_t *idx_other, uint32_t others, unsigned c, unsigned W,
                          const ba_tuning &tn, double *ms_sort, size_t *rounds)
 {
+    /* With GLV (phi_x given) every other scalar is two digits a window. */
+    const uint32_t glv_m = phi_x ? others : 0, m = phi_x ? 2 * others : others;
     uint32_t nb = 1u << (c - 1);
     unsigned G = ba_group(m, W, tn);
     size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
@@ -1346,7 +1361,7 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
             /* In line, between the marks that give ms_sort. */
             if ((s = ex.mark(0)) ||
                 (s = ba_sort_group(ex, sorted[slot].p, start, end, keys_in.p, keys_out.p, vals_in.p,
-                                   canon, idx_other, m, c, w0, gw)) ||
+                                   canon, idx_other, m, glv_m, c, w0, gw)) ||
                 (s = ex.mark(1)))
                 return s;
         } else if ((s = ex.await(slot))) {
@@ -1359,13 +1374,13 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
             uint32_t *ns = bounds[slot ^ 1].p;
             if ((s = ex.fork()) ||
                 (s = ba_sort_group(ex, sorted[slot ^ 1].p, ns, ns + gnb, keys_in.p, keys_out.p,
-                                   vals_in.p, canon, idx_other, m, c, w0 + G, nw)) ||
+                                   vals_in.p, canon, idx_other, m, glv_m, c, w0 + G, nw)) ||
                 (s = ex.join(slot ^ 1)))
                 return s;
         }
         if ((s = ba_rounds<F>(ex, bf, split ? nullptr : buckets + (size_t)w0 * nb,
                               split ? sp.buckets.p + (size_t)pending * nb : nullptr,
-                              ba_source<F>{bases, sorted[slot].p, nullptr}, start, end, gw * nb, tm,
+                              ba_source<F>{bases, sorted[slot].p, nullptr, phi_x}, start, end, gw * nb, tm,
                               !ahead || k == 0 ? ms_sort : nullptr, rounds, w0)))
             return s;
         if (split) {
@@ -1398,7 +1413,7 @@ g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const
         (s = ex.prepare(1, 1, 1)) || (s = ex.to_device(bounds.p, run, sizeof run)))
         return s;
     *rounds = 0;
-    return ba_rounds<F>(ex, bf, sum, nullptr, ba_source<F>{bases, idx, nullptr}, bounds.p, bounds.p + 1, 1,
+    return ba_rounds<F>(ex, bf, sum, nullptr, ba_source<F>{bases, idx, nullptr, nullptr}, bounds.p, bounds.p + 1, 1,
                         tn, nullptr, rounds, 0);
 }
 
