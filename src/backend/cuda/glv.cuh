@@ -72,76 +72,76 @@ G16_HD constexpr uint32_t glv_mu32(int i)
                   : 0x00000001u;
 }
 
+/* out[0 .. NA + NB) = a * b, little-endian 32-bit limbs. */
+template <int NA, int NB>
+G16_HD void glv_mul_limbs(uint32_t *out, const uint32_t *a, const uint32_t *b)
+{
+#pragma unroll
+    for (int i = 0; i < NA + NB; i++)
+        out[i] = 0;
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        uint64_t carry = 0;
+#pragma unroll
+        for (int j = 0; j < NB; j++) {
+            uint64_t v = (uint64_t)a[i] * b[j] + out[i + j] + carry;
+            out[i + j] = (uint32_t)v;
+            carry = v >> 32;
+        }
+        out[i + NB] = (uint32_t)carry;
+    }
+}
+
+/* r -= b (8 limbs, r >= b). */
+G16_HD void glv_sub_limbs(uint32_t *r, const uint32_t *b)
+{
+    uint64_t borrow = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        uint64_t d = (uint64_t)r[i] - b[i] - borrow;
+        r[i] = (uint32_t)d;
+        borrow = (d >> 63) & 1;
+    }
+}
+
 /* k (a canonical scalar, 8 limbs, k < r) -> out[0..4) = k mod lambda, out[4..8) = floor(k /
  * lambda). Barrett: q = floor(floor(k / 2^127) mu / 2^129) is at most 2 below the
  * quotient (lambda >= 2^127), so k - q lambda is corrected by at most a few subtractions;
- * the loop's bound is checked by the tests' scalars near multiples of lambda. */
+ * the tests' scalars near multiples of lambda reach the corrections. */
 G16_HD void glv_split(uint32_t out[8], const uint32_t k[8])
 {
+    const uint32_t lambda[8] = {glv_lambda32(0), glv_lambda32(1), glv_lambda32(2),
+                                glv_lambda32(3), 0, 0, 0, 0};
+    const uint32_t mu[5] = {glv_mu32(0), glv_mu32(1), glv_mu32(2), glv_mu32(3), glv_mu32(4)};
     uint32_t t[5], prod[10], q[5];
 #pragma unroll
     for (int i = 0; i < 5; i++)
         t[i] = (k[i + 3] >> 31) | (i + 4 < 8 ? k[i + 4] << 1 : 0u);
-#pragma unroll
-    for (int i = 0; i < 10; i++)
-        prod[i] = 0;
-#pragma unroll
-    for (int i = 0; i < 5; i++) {
-        uint64_t carry = 0;
-#pragma unroll
-        for (int j = 0; j < 5; j++) {
-            uint64_t v = (uint64_t)t[i] * glv_mu32(j) + prod[i + j] + carry;
-            prod[i + j] = (uint32_t)v;
-            carry = v >> 32;
-        }
-        prod[i + 5] = (uint32_t)carry;
-    }
+    glv_mul_limbs<5, 5>(prod, t, mu);
 #pragma unroll
     for (int i = 0; i < 5; i++)
         q[i] = (prod[i + 4] >> 1) | (i + 5 < 10 ? prod[i + 5] << 31 : 0u);
     /* rem = k - q lambda (q < 2^128: q[4] is 0). */
-    uint32_t ql[8];
+    uint32_t ql[8], rem[8];
+    glv_mul_limbs<4, 4>(ql, q, lambda);
 #pragma unroll
     for (int i = 0; i < 8; i++)
-        ql[i] = 0;
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        uint64_t carry = 0;
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            uint64_t v = (uint64_t)q[i] * glv_lambda32(j) + ql[i + j] + carry;
-            ql[i + j] = (uint32_t)v;
-            carry = v >> 32;
-        }
-        ql[i + 4] = (uint32_t)carry;
-    }
-    uint32_t rem[8];
-    uint64_t borrow = 0;
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        uint64_t d = (uint64_t)k[i] - ql[i] - borrow;
-        rem[i] = (uint32_t)d;
-        borrow = (d >> 63) & 1;
-    }
+        rem[i] = k[i];
+    glv_sub_limbs(rem, ql);
     for (int step = 0; step < 4; step++) {
         /* rem >= lambda? (rem < 2^130 here: its limbs 5..7 are zero) */
         bool ge = rem[4] != 0;
         if (!ge) {
             ge = true;
             for (int i = 3; i >= 0; i--)
-                if (rem[i] != glv_lambda32(i)) {
-                    ge = rem[i] > glv_lambda32(i);
+                if (rem[i] != lambda[i]) {
+                    ge = rem[i] > lambda[i];
                     break;
                 }
         }
         if (!ge)
             break;
-        borrow = 0;
-        for (int i = 0; i < 8; i++) {
-            uint64_t d = (uint64_t)rem[i] - (i < 4 ? glv_lambda32(i) : 0u) - borrow;
-            rem[i] = (uint32_t)d;
-            borrow = (d >> 63) & 1;
-        }
+        glv_sub_limbs(rem, lambda);
         uint64_t c = 1;
         for (int i = 0; i < 4; i++) {
             uint64_t v = (uint64_t)q[i] + c;
