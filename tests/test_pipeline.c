@@ -697,6 +697,21 @@ static void test_device_plan(void)
     /* No budget: unlimited, nothing held. */
     CHECK(pipeline_plan_device(&p, 0, 0, 50, 20, 25, 2, BACKEND_KEY_AUTO));
     CHECK(p.placement == BACKEND_KEY_RESIDENT && p.workers == 2 && p.reserved == 0);
+    /* ... and then no GLV: nothing to plan it by. */
+    CHECK(!pipeline_plan_glv(&p, 0, 0, 50, 4, 22));
+    /* GLV for H (table 4, a partition 22 instead of 20): taken when the key, its table
+     * and both partitions fit (98 <= 100), and the plan then holds that much. */
+    CHECK(pipeline_plan_device(&p, 100, 0, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    CHECK(pipeline_plan_glv(&p, 100, 0, 50, 4, 22));
+    CHECK(p.workers == 2 && p.reserved == 98);
+    /* Not when it would cost a worker (50 + 4 + 2 x 24 > 100): the plan is left as it was. */
+    CHECK(pipeline_plan_device(&p, 100, 0, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    CHECK(!pipeline_plan_glv(&p, 100, 0, 50, 4, 24));
+    CHECK(p.workers == 2 && p.reserved == 90);
+    /* Nor with the key streamed. */
+    CHECK(pipeline_plan_device(&p, 100, 40, 50, 20, 25, 2, BACKEND_KEY_AUTO));
+    CHECK(!pipeline_plan_glv(&p, 100, 40, 50, 4, 22));
+    CHECK(p.placement == BACKEND_KEY_STREAMED && p.reserved == 50);
 }
 
 int main(void)

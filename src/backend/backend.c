@@ -116,7 +116,8 @@ static uint64_t msm_group_digits(uint64_t m)
     return m > cap ? m : all < cap ? all : cap;
 }
 
-uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed)
+uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
+                                        bool glv)
 {
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
@@ -129,14 +130,23 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
      * G1, 52 g in G2); the buckets of every window (above 2^24 scalars 13 windows of 2^19
      * XYZZ points: 1.25 GiB in G1, 2.5 GiB in G2; ~100 MiB below) and CUB scratch. H's MSM
      * has n dense G1 scalars, the B2 MSM n_b G2 ones. (The XYZZ accumulation below 2^20
-     * scalars needs less: 4 W m sorted indices, no point buffers.) */
+     * scalars needs less: 4 W m sorted indices, no point buffers.) With GLV a window holds
+     * 2 n digits: the sort keys and values twice, the group's digits from 2 n (split
+     * sums' buffers for 4 windows of 2^21 affine buckets take about what the XYZZ
+     * buckets did). */
     uint64_t m2 = pk->density_b ? pk->n_b : nv;
-    uint64_t g1_msm = (32 + 20 + 12) * n + (4 + 72 + 28) * msm_group_digits(n) +
+    uint64_t hd = glv ? 2 * n : n;
+    uint64_t g1_msm = (32 + 20) * n + 12 * hd + (4 + 72 + 28) * msm_group_digits(hd) +
                       ((uint64_t)(n > (1u << 24) ? 3 : 1) << 29);
     uint64_t g2_msm = (32 + 20 + 12) * m2 + (4 + 144 + 52) * msm_group_digits(m2) +
                       ((uint64_t)(m2 > (1u << 24) ? 6 : 1) << 29);
     uint64_t bytes = (3 * n + nv + na + nb) * 32 + (g1_msm > g2_msm ? g1_msm : g2_msm);
     return bytes + (key_streamed ? 2 * BACKEND_STREAM_CHUNK_BYTES : 0);
+}
+
+uint64_t backend_glv_table_bytes(const groth16_prover_key *pk)
+{
+    return (uint64_t)pk->domain_size * 48; /* beta x of each H point */
 }
 
 void backend_close(backend *be)

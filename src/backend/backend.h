@@ -56,7 +56,10 @@ void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND
  * device besides them: its vectors and the largest MSM's scratch, plus the two chunk
  * buffers when the key is streamed. Estimates for admission (pipeline.h). */
 uint64_t backend_key_device_bytes(const groth16_prover_key *pk);
-uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed);
+uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
+                                        bool glv);
+/* Device bytes of the H MSM's GLV table (held with a resident key; backend.msm_glv). */
+uint64_t backend_glv_table_bytes(const groth16_prover_key *pk);
 
 /* A device's memory, for reports; the device-wide figures include other processes. */
 typedef struct backend_memory_s {
@@ -92,6 +95,12 @@ struct backend {
     /* backend_prepare_key uploads a resident key now rather than at the first partition
      * (pipeline_config.release_key_host, which then drops the key's host pages). */
     bool key_upload_at_prepare;
+    /* GPU backends with a resident key: the H MSM runs through the GLV endomorphism
+     * (backend/cuda/glv.cuh) with a table of its bases made once and kept with the key
+     * (backend_glv_table_bytes) and a larger scratch (backend_partition_device_bytes
+     * with glv). Off unless set before the first partition; the pipeline sets it when the
+     * device budget holds both without costing a worker. */
+    bool msm_glv;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

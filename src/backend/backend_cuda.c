@@ -209,10 +209,12 @@ static size_t stream_chunk_bytes(void)
 DEFINE_STREAMED_MSM(g1, 96)
 DEFINE_STREAMED_MSM(g2, 192)
 
+/* phi: the resident bases' GLV table (backend.msm_glv), or NULL. */
 static g16_status msm_key_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_msm_info *info,
-                             const key_points *k, const void *scalars_dev, size_t n, bool mont)
+                             const key_points *k, const void *phi, const void *scalars_dev,
+                             size_t n, bool mont)
 {
-    return k->dev ? backend_cuda_msm_g1(bs->ctx, r, info, k->dev, NULL, scalars_dev, n, mont)
+    return k->dev ? backend_cuda_msm_g1(bs->ctx, r, info, k->dev, phi, scalars_dev, n, mont)
                   : msm_streamed_g1(bs, r, info, k->host, scalars_dev, n, mont);
 }
 
@@ -249,7 +251,8 @@ static g16_status cuda_prepare_key(backend *be, const groth16_prover_key *pk)
             if (st)
                 return st;
         }
-        return G16_OK;
+        const void *phi; /* H's GLV table now too, off the first partition's clock */
+        return be->msm_glv ? cuda_ctx_resident_phi(bs->ctx, &phi, keys[4].dev, 1) : G16_OK;
     }
     if (be->key_placement != BACKEND_KEY_STREAMED)
         return G16_OK;
@@ -276,7 +279,7 @@ static bool key_streams(backend *be, const key_points *pts, size_t count,
     if (m.resident_bytes >= need)
         return false; /* resident already (cuda_ctx_resident finds the arrays) */
     uint64_t free_bytes = m.device_total - m.device_used + m.pool_bytes;
-    return need + backend_partition_device_bytes(pk, false) > free_bytes;
+    return need + backend_partition_device_bytes(pk, false, false) > free_bytes;
 }
 
 /* A device stage that just finished, into the timeline: the stage's span and its kernel
@@ -392,19 +395,24 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     t = clock_ms();
     bool mont = z_bytes == NULL;
     const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
-    if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], da, n, true)))
+    /* H's MSM through GLV when the budget allowed it (backend.msm_glv): its bases' table
+     * is made by the first partition (or at prepare) and stays with the key. */
+    const void *h_phi = NULL;
+    if (be->msm_glv && !bs->streamed && (st = cuda_ctx_resident_phi(ctx, &h_phi, keys[KH].dev, 1)))
+        goto out;
+    if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
-    if ((st = msm_key_g1(bs, &out->a, &info, &keys[KA], dza, na, mont)))
+    if ((st = msm_key_g1(bs, &out->a, &info, &keys[KA], NULL, dza, na, mont)))
         goto out;
     trace_msm(dev, "MSM_A", &info);
     stats->scalars_zero = info.zeros;
     stats->scalars_one = info.ones;
     stats->scalars_other = info.others;
-    if ((st = msm_key_g1(bs, &out->b1, &info, &keys[KB1], dzb, nb, mont)))
+    if ((st = msm_key_g1(bs, &out->b1, &info, &keys[KB1], NULL, dzb, nb, mont)))
         goto out;
     trace_msm(dev, "MSM_B1", &info);
-    if ((st = msm_key_g1(bs, &out->c, &info, &keys[KC], z_aux, nv - np - 1, mont)))
+    if ((st = msm_key_g1(bs, &out->c, &info, &keys[KC], NULL, z_aux, nv - np - 1, mont)))
         goto out;
     trace_msm(dev, "MSM_C", &info);
     stats->ms_msm_g1 += clock_ms() - t;

@@ -78,6 +78,7 @@ struct pipeline {
     bool gpu;
     unsigned gpu_devices, workers_per_device;
     backend_key_placement key_placement; /* GPU: RESIDENT or STREAMED, chosen at create */
+    bool msm_glv;                        /* GPU: H's MSM through GLV (pipeline_plan_glv) */
     uint64_t device_reserved;            /* GPU: bytes per device it holds in the ledger */
     char description[1024];
     pthread_mutex_t lock;
@@ -535,6 +536,7 @@ static bool prover_open(worker *w)
     if (!st) {
         w->be->key_placement = pl->key_placement;
         w->be->key_upload_at_prepare = pl->cfg.release_key_host;
+        w->be->msm_glv = pl->msm_glv;
         uint64_t span = trace_begin();
         st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
         if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
@@ -760,6 +762,19 @@ bool pipeline_plan_device(pipeline_device_plan *plan, uint64_t budget, uint64_t 
     return held + k * part <= avail;
 }
 
+bool pipeline_plan_glv(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                       uint64_t key, uint64_t table, uint64_t part_glv)
+{
+    if (plan->placement != BACKEND_KEY_RESIDENT || !budget)
+        return false;
+    uint64_t avail = budget > reserved ? budget - reserved : 0;
+    uint64_t need = key + table + plan->workers * part_glv;
+    if (need > avail)
+        return false;
+    plan->reserved = need;
+    return true;
+}
+
 /* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
 static g16_status choose_backend(pipeline *pl, unsigned *provers)
 {
@@ -808,10 +823,16 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
         pthread_mutex_lock(&g_device_lock);
         bool fits = pipeline_plan_device(&plan, budget, g_device_reserved,
                                          backend_key_device_bytes(pl->cfg.key),
-                                         backend_partition_device_bytes(pl->cfg.key, false),
-                                         backend_partition_device_bytes(pl->cfg.key, true),
+                                         backend_partition_device_bytes(pl->cfg.key, false, false),
+                                         backend_partition_device_bytes(pl->cfg.key, true, false),
                                          pl->cfg.gpu_workers ? pl->cfg.gpu_workers : 2,
                                          pl->key_placement);
+        /* H's MSM through GLV where its table and scratch cost no worker. */
+        pl->msm_glv = fits && pipeline_plan_glv(&plan, budget, g_device_reserved,
+                                                backend_key_device_bytes(pl->cfg.key),
+                                                backend_glv_table_bytes(pl->cfg.key),
+                                                backend_partition_device_bytes(pl->cfg.key,
+                                                                               false, true));
         if (fits) {
             g_device_reserved += plan.reserved;
             pl->device_reserved = plan.reserved;
@@ -990,6 +1011,9 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
                 len += (size_t)snprintf(pl->description + len, sizeof pl->description - len,
                                         "%s%s", pl->workers[i].index ? "; " : "",
                                         pl->workers[i].be->description + 6 /* "cuda: " */);
+        if (len < sizeof pl->description)
+            snprintf(pl->description + len, sizeof pl->description - len, "; H's MSM %s",
+                     pl->msm_glv ? "by GLV" : "without GLV (budget)");
     } else {
         snprintf(pl->description, sizeof pl->description, "cpu (%u threads), %u prover worker%s",
                  parallel_threads(), provers, provers == 1 ? "" : "s");
@@ -1014,7 +1038,8 @@ g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
                            pk->domain_size, shape->n_vars, shape->domain_size);
     bool streamed = pl->key_placement == BACKEND_KEY_STREAMED;
     uint64_t device_need = (streamed ? 0 : backend_key_device_bytes(pk)) +
-                           backend_partition_device_bytes(pk, streamed);
+                           (pl->msm_glv ? backend_glv_table_bytes(pk) : 0) +
+                           backend_partition_device_bytes(pk, streamed, pl->msm_glv);
     if (pl->gpu && pl->device_reserved && device_need > pl->device_reserved)
         return status_fail(G16_ERR_OUT_OF_MEMORY,
                            "pipeline: job %d needs %llu device bytes (%s one partition), "

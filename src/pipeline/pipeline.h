@@ -264,6 +264,13 @@ typedef struct {
 bool pipeline_plan_device(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
                           uint64_t key, uint64_t part_resident, uint64_t part_streamed,
                           unsigned workers, backend_key_placement placement);
+/* Whether the H MSM's GLV table (table bytes, held with the key) and its larger scratch
+ * (part_glv a partition, backend_partition_device_bytes with glv) fit beside the key in
+ * the budget with plan's resident placement and workers; if so plan->reserved grows to
+ * what they need. Never with a streamed key or without a budget (nothing to plan by): the
+ * endomorphism is taken only where it costs no worker and no streaming. */
+bool pipeline_plan_glv(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                       uint64_t key, uint64_t table, uint64_t part_glv);
 /* 3/4 of MemAvailable, or half the physical memory when that cannot be read. */
 uint64_t pipeline_default_host_budget(void);
 

@@ -40,6 +40,10 @@ int cuda_ctx_device(const cuda_ctx *ctx);
  * while a context that used it lives (a proving key loaded for the whole run; a caller
  * that unloads keys frees their contexts first, as the daemon's pipelines do). */
 g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const void *host, size_t bytes);
+/* The GLV table (cuda_msm_phi_table) of the resident array at device address dev, of
+ * G1 (group 1) or G2 (group 2) points: made on the first call, kept with the array and
+ * freed with it (counted in cuda_ctx_resident_bytes). */
+g16_status cuda_ctx_resident_phi(cuda_ctx *ctx, const void **phi, const void *dev, int group);
 /* Bytes held resident, and the time spent uploading them. */
 size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx);
 

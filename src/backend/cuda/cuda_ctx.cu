@@ -175,7 +175,9 @@ static void resident_drop(cuda_device_shared *sh, const cuda_ctx *ctx)
             continue;
         }
         cuda_free_bytes(sh->resident[i].dev);
-        sh->resident_bytes -= sh->resident[i].bytes;
+        if (sh->resident[i].phi)
+            cuda_free_bytes(sh->resident[i].phi);
+        sh->resident_bytes -= sh->resident[i].bytes + sh->resident[i].phi_bytes;
         int last = --sh->n_resident;
         sh->resident[i] = sh->resident[last];
         for (int u = 0; u < sh->n_users[last]; u++)
@@ -204,8 +206,11 @@ static void shared_release(int device)
     cuda_device_shared *s = g_shared[device];
     if (!s || --s->refs > 0)
         return;
-    for (int i = 0; i < s->n_resident; i++)
+    for (int i = 0; i < s->n_resident; i++) {
         cuda_free_bytes(s->resident[i].dev);
+        if (s->resident[i].phi)
+            cuda_free_bytes(s->resident[i].phi);
+    }
     delete s;
     g_shared[device] = nullptr;
 }
@@ -444,11 +449,44 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
         }
     }
     sh->n_users[sh->n_resident] = 0;
-    sh->resident[sh->n_resident] = cuda_resident_entry{host, bytes, d};
+    sh->resident[sh->n_resident] = cuda_resident_entry{host, bytes, d, nullptr, 0};
     resident_use(sh, sh->n_resident++, ctx);
     sh->resident_bytes += bytes;
     *dev = d;
     return G16_OK;
+}
+
+extern "C" g16_status cuda_ctx_resident_phi(cuda_ctx *ctx, const void **phi, const void *dev,
+                                            int group)
+{
+    cuda_device_shared *sh = ctx->shared;
+    std::lock_guard<std::mutex> guard(sh->lock); /* one table per array, made once */
+    *phi = nullptr;
+    for (int i = 0; i < sh->n_resident; i++) {
+        cuda_resident_entry &e = sh->resident[i];
+        if (e.dev != dev)
+            continue;
+        if (!e.phi) {
+            size_t point = group == 1 ? 96 : 192, n = e.bytes / point;
+            size_t bytes = n * (point / 2);
+            void *d = nullptr;
+            g16_status st = cuda_alloc_bytes(ctx, &d, bytes ? bytes : 1, "GLV table");
+            if (st)
+                return st;
+            if ((st = cuda_msm_phi_table(ctx, group, d, e.dev, n))) {
+                cuda_free_bytes(d);
+                return st;
+            }
+            e.phi = d;
+            e.phi_bytes = bytes;
+            sh->resident_bytes += bytes;
+        }
+        *phi = e.phi;
+        return G16_OK;
+    }
+    return status_fail(G16_ERR_INVALID_ARGUMENT,
+                       "GLV table: the bases at %p are not a resident array of GPU %d", dev,
+                       ctx->device);
 }
 
 extern "C" bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes)

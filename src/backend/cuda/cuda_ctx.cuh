@@ -13,6 +13,8 @@ struct cuda_resident_entry {
     const void *host;
     size_t bytes;
     void *dev;
+    void *phi;        /* the array's GLV table when asked for (cuda_ctx_resident_phi), or null */
+    size_t phi_bytes;
 };
 
 enum { CUDA_MAX_RESIDENT = 64, CUDA_MAX_DEVICES = 64 };
