@@ -9,7 +9,7 @@
  * bucket accumulation with G16_GPU_MSM_AFFINE=0 (XYZZ) or 1 (batch-affine rounds), the
  * run length the rounds stop at with G16_GPU_MSM_TAIL (cuda_msm.cu, msm_batch_affine.cuh),
  * and the endomorphism with G16_GPU_MSM_GLV=0|1: every case gets its bases' GLV table
- * (made before the timed runs, as a key's is once), which MSMs of 2^25 others and more
+ * (made before the timed runs, as a key's is once), which MSMs of more than 2^24 others
  * use by default (glv.cuh).
  *
  * Inputs: 2^20 distinct bases tiled to the size (an MSM's cost does not depend on the

@@ -66,7 +66,7 @@ typedef struct {
 
 /* MSM over G1 / G2 on the device. bases: n points in the CPU's affine layout (96 / 192
  * bytes each, all-zero = infinity) at a device address (cuda_ctx_resident); phi: NULL,
- * or the bases' GLV table (cuda_msm_phi_table), with which MSMs of 2^25 others and more
+ * or the bases' GLV table (cuda_msm_phi_table), with which MSMs of more than 2^24 others
  * run as 2n scalars of 128 bits (glv.cuh; G16_GPU_MSM_GLV=0|1 forces either way, 1
  * making a table for the call when phi is NULL). scalars: n
  * elements of Fr at a device address, canonical little-endian 32-byte integers, or

@@ -416,18 +416,23 @@ unsigned gpu_window_bits(uint32_t m)
 
 /* Whether m others go through GLV (glv.cuh): G16_GPU_MSM_GLV=0|1 forces it (1 makes the
  * table of beta x itself when the caller has none), else when the caller gives the table
- * and there are at least 2^25 others, where 22-bit windows pay (6 windows of 2 m digits:
- * 12 m pairs against 13 m at 20 bits, with half the buckets of 22-bit windows without
- * GLV; bench/NOTES.md, session 16). */
+ * and there are more than 2^24 others, where the plain rule takes 20-bit windows (run 58,
+ * bench/NOTES.md: below, GLV's 128-bit halves need 9 windows of 16 bits against 16 of
+ * 255-bit scalars, and the 55/30/15 mix at 2^26 took 12% longer). */
 bool glv_use(uint32_t m, bool have_table)
 {
     int v = -1;
     ba_env_bit("G16_GPU_MSM_GLV", &v);
-    return v >= 0 ? v != 0 : have_table && m >= (1u << 25);
+    return v >= 0 ? v != 0 : have_table && m > (1u << 24);
 }
 
-/* GLV windows: 22 bits from 2^25 others (see glv_use), else the plain rule's width for m
- * (only forced GLV gets there); G16_GPU_MSM_WINDOW overrides as for gpu_window_bits. */
+/* GLV windows: 22 bits from 2^25 others (6 windows of 2 m digits: 12 m pairs against 13 m
+ * at 20 bits without GLV, with half the buckets of 22-bit windows without it; G1 dense
+ * 2^27 -7%, run 57), 20 bits above 2^24 (7 windows: 14 m pairs over half the buckets,
+ * whose reduction and tails cost more than the pairs at 2e7 others: -4%, run 58, where
+ * 22 bits were as fast), else
+ * the plain rule's width (forced GLV only); G16_GPU_MSM_WINDOW overrides as for
+ * gpu_window_bits. */
 unsigned glv_window_bits(uint32_t m)
 {
     const char *env = getenv("G16_GPU_MSM_WINDOW");
