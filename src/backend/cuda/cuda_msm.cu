@@ -10,7 +10,9 @@
  * 3. Pippenger over the others with signed c-bit digits (|d| <= 2^(c-1), so 2^(c-1)
  *    buckets per window and W = floor(255 / c) + 1 windows): per window, a digit kernel
  *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
- *    and a boundary kernel records where each bucket's run starts and ends.
+ *    and a boundary kernel records where each bucket's run starts and ends. Above 2^24
+ *    others, given the bases' GLV table, each scalar is first split into two 128-bit
+ *    halves over P and phi(P) (glv.cuh): 2 m digits a window, W = floor(128 / c) + 1.
  * 4. accumulate: below 2^20 others, one thread per bucket of every window adds its run of
  *    affine points into an XYZZ sum (mixed additions, madd-2008-s); a long run is cut into
  *    pieces summed by threads of their own, then added into its bucket (see k_longest).

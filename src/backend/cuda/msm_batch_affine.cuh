@@ -33,8 +33,9 @@
  * The rounds themselves (ba_rounds) take any set of runs: ba_accumulate gives them the
  * windows' buckets, ba_sum_list one bucket holding a whole list (the MSM's scalars equal
  * to one, when ba_ones_use says so).
- * Round 0 reads the bases through the sorted (index | sign) list; later rounds read the
- * previous round's sums. Special pairs get the denominator affine_add_denominator gives
+ * Round 0 reads the bases through the sorted (index | sign) list, with GLV (index | phi |
+ * sign: phi(P)'s x from the bases' table of beta x); later rounds read the previous
+ * round's sums. Special pairs get the denominator affine_add_denominator gives
  * them (1 with a point at infinity or for P + -P; in G1 2 y for equal points, whose
  * tangent then needs no inversion of its own, in G2 1: ba_tangent_batched) and are summed
  * by affine_add_with_inverse's cases.
