@@ -10,7 +10,10 @@
  * run length the rounds stop at with G16_GPU_MSM_TAIL (cuda_msm.cu, msm_batch_affine.cuh),
  * and the endomorphism with G16_GPU_MSM_GLV=0|1: every case gets its bases' GLV table
  * (made before the timed runs, as a key's is once), which MSMs of more than 2^24 others
- * use by default (glv.cuh).
+ * use by default (glv.cuh); and with G16_GPU_MSM_MULT=1 the bases' precomputed multiples
+ * (msm_mult.cuh), made before the timed runs (their time is printed) and used at any size,
+ * G16_GPU_MSM_MULT_BITS=c (4..26, default 26) their window width. Not by default: run 60
+ * measured them slower than the default path (bench/NOTES.md).
  *
  * Inputs: 2^20 distinct bases tiled to the size (an MSM's cost does not depend on the
  * bases being distinct). Every case is checked exactly: by linearity the tiled MSM equals
@@ -24,6 +27,7 @@
 #include "bench_common.h"
 #include "backend/backend.h"
 #include "msm/msm.h"
+#include "util/clock.h"
 
 enum { DISTINCT_LOG2 = 20 };
 
@@ -165,16 +169,22 @@ int main(int argc, char **argv)
         size_t n = (size_t)1 << c->log2n, psize = c->group == 1 ? 96 : 192;
         size_t d = n < distinct ? n : distinct;
         const uint8_t *pool = c->group == 1 ? b1 : b2;
-        void *dbases = NULL, *dscalars = NULL, *dphi = NULL;
+        void *dbases = NULL, *dscalars = NULL, *dphi = NULL, *dmult = NULL;
+        const char *mult_env = getenv("G16_GPU_MSM_MULT"), *bits_env = getenv("G16_GPU_MSM_MULT_BITS");
+        bool with_mult = mult_env && !strcmp(mult_env, "1");
+        unsigned mult_bits = bits_env ? (unsigned)atoi(bits_env) : CUDA_MSM_MULT_BITS;
+        size_t mult_bytes = with_mult ? cuda_msm_mult_count(n, mult_bits) * psize : 0;
         uint8_t *scalars = mixed_scalars(n, c->zeros, c->ones, c->same);
         if (!scalars || (st = cuda_ctx_alloc(ctx, &dbases, n * psize)) ||
             (st = cuda_ctx_alloc(ctx, &dscalars, n * 32)) ||
-            (st = cuda_ctx_alloc(ctx, &dphi, n * psize / 2))) {
+            (st = cuda_ctx_alloc(ctx, &dphi, n * psize / 2)) ||
+            (with_mult && (st = cuda_ctx_alloc(ctx, &dmult, mult_bytes)))) {
             printf("| %s | 2^%u | failed: %s |\n", c->name, c->log2n, g16_last_error());
             failures++;
             free(scalars);
             cuda_ctx_release(ctx, dbases);
             cuda_ctx_release(ctx, dscalars);
+            cuda_ctx_release(ctx, dphi);
             continue;
         }
         for (size_t off = 0; off < n; off += d)
@@ -182,6 +192,14 @@ int main(int argc, char **argv)
         cuda_ctx_upload(ctx, dscalars, scalars, n * 32);
         /* The bases' GLV table, made once as a key's would be (not timed). */
         st = cuda_msm_phi_table(ctx, c->group, dphi, dbases, n);
+        /* The multiples likewise, timed on the host (the call waits for the device). */
+        double mult_s = 0;
+        cuda_msm_mult mult = {dmult, mult_bits};
+        if (!st && with_mult) {
+            double t0 = clock_ms();
+            st = cuda_msm_mult_table(ctx, c->group, dmult, dbases, n, mult_bits);
+            mult_s = (clock_ms() - t0) / 1000;
+        }
 
         double ms[16];
         cuda_msm_info info;
@@ -189,8 +207,8 @@ int main(int argc, char **argv)
         g2_jac_t r2;
         unsigned runs = reps < 16 ? reps : 16;
         for (unsigned rep = 0; rep <= runs && !st; rep++) { /* run 0 warms up */
-            st = c->group == 1 ? backend_cuda_msm_g1(ctx, &r1, &info, dbases, dphi, dscalars, n, false)
-                               : backend_cuda_msm_g2(ctx, &r2, &info, dbases, dphi, dscalars, n, false);
+            st = c->group == 1 ? backend_cuda_msm_g1(ctx, &r1, &info, dbases, dphi, with_mult ? &mult : NULL, dscalars, n, false)
+                               : backend_cuda_msm_g2(ctx, &r2, &info, dbases, dphi, with_mult ? &mult : NULL, dscalars, n, false);
             if (rep)
                 ms[rep - 1] = info.ms_total;
         }
@@ -216,8 +234,11 @@ int main(int argc, char **argv)
                 snprintf(goal, sizeof goal, "%.0f", c->goal_ms);
             if (c->sppark_ms)
                 snprintf(ref, sizeof ref, "%.1f", c->sppark_ms);
-            char acc[64];
-            if (info.affine_rounds)
+            char acc[128];
+            if (info.mult)
+                snprintf(acc, sizeof acc, "affine, %zu rounds, GLV, multiples (%u windows, made in %.1f s)",
+                         info.affine_rounds, info.windows, mult_s);
+            else if (info.affine_rounds)
                 snprintf(acc, sizeof acc, "affine, %zu rounds%s%s", info.affine_rounds,
                          info.split ? ", split sums" : "", info.glv ? ", GLV" : "");
             else
@@ -234,6 +255,7 @@ int main(int argc, char **argv)
         cuda_ctx_release(ctx, dbases);
         cuda_ctx_release(ctx, dscalars);
         cuda_ctx_release(ctx, dphi);
+        cuda_ctx_release(ctx, dmult);
     }
     free(b1);
     free(b2);

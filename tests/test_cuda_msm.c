@@ -10,7 +10,8 @@
  * fixtures proved by both backends with the same r, s give the same proof, and it
  * verifies; so do the GPU's proofs with the B2 MSM on the CPU, with H's MSM by GLV (its table
  * kept with the resident key) and with the key streamed
- * from host memory in small chunks instead of resident. */
+ * from host memory in small chunks instead of resident. MSMs with the bases' precomputed
+ * multiples (msm_mult.cuh) over device arrays, at 13- and 26-bit windows, G1 and G2. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,85 @@ static void check_msms(bool quick)
     memset(bad + 32, 0xff, 32);
     g1_jac_t r;
     CHECK(gpu->msm_g1(gpu, &r, (const uint8_t *)pool1, bad, 3, false) == G16_ERR_BAD_ENCODING);
+}
+
+/* An MSM over device arrays with the bases' precomputed multiples for bits-bit windows
+ * (cuda_msm_mult_table, msm_mult.cuh), G1 or G2, against the CPU. */
+static void check_mult_case(size_t n, int mix, int kind, unsigned bits, int group)
+{
+    cuda_ctx *ctx = backend_cuda_ctx(gpu);
+    size_t psize = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
+    fr_t *k = malloc((n ? n : 1) * sizeof *k);
+    uint8_t *kb = malloc((n ? n : 1) * 32);
+    void *b = malloc((n ? n : 1) * psize);
+    void *db = NULL, *ds = NULL, *dm = NULL;
+    make_scalars(k, n, mix);
+    for (size_t i = 0; i < n; i++)
+        fr_to_bytes_le(kb + 32 * i, &k[i]);
+    if (group == 1)
+        MAKE_BASES(g1, pool1, (g1_affine_t *)b, n, kind);
+    else
+        MAKE_BASES(g2, pool2, (g2_affine_t *)b, n, kind);
+    g16_status st;
+    cuda_msm_info info = {0};
+    bool same = false;
+    if ((st = cuda_ctx_alloc(ctx, &db, (n ? n : 1) * psize)) ||
+        (st = cuda_ctx_alloc(ctx, &ds, (n ? n : 1) * 32)) ||
+        (st = cuda_ctx_alloc(ctx, &dm, (n ? cuda_msm_mult_count(n, bits) : 1) * psize)) ||
+        (st = cuda_ctx_upload(ctx, db, b, n * psize)) || (st = cuda_ctx_upload(ctx, ds, kb, n * 32)) ||
+        (st = cuda_msm_mult_table(ctx, group, dm, db, n, bits)))
+        goto out;
+    cuda_msm_mult mult = {dm, bits};
+    if (group == 1) {
+        g1_jac_t want, got;
+        if ((st = backend_cuda_msm_g1(ctx, &got, &info, db, NULL, &mult, ds, n, false)) ||
+            (st = msm_g1(&want, b, kb, n)))
+            goto out;
+        same = g1_equal(&got, &want);
+    } else {
+        g2_jac_t want, got;
+        if ((st = backend_cuda_msm_g2(ctx, &got, &info, db, NULL, &mult, ds, n, false)) ||
+            (st = msm_g2(&want, b, kb, n)))
+            goto out;
+        same = g2_equal(&got, &want);
+    }
+out:
+    if (!CHECK(st == G16_OK))
+        printf("  G%d multiples n=%zu c=%u: %s\n", group, n, bits, g16_last_error());
+    else if (!CHECK(same))
+        printf("  G%d multiples n=%zu c=%u mix %s bases %d differs\n", group, n, bits,
+               mix_names[mix], kind);
+    else /* the others went through the multiples */
+        CHECK(info.mult || info.others == 0);
+    cuda_ctx_release(ctx, db);
+    cuda_ctx_release(ctx, ds);
+    cuda_ctx_release(ctx, dm);
+    free(k);
+    free(kb);
+    free(b);
+}
+
+/* Precomputed multiples (G16_GPU_MSM_MULT=1: at any size): 13-bit windows (10 of them)
+ * at small sizes and every mix, in one slice and in slices of ~5000 digits; the 26-bit
+ * windows the benchmarks use (2^25 shared buckets) on 2^20 + 3 G1 and 2^16 + 1 G2 points. */
+static void check_mults(void)
+{
+    const size_t sizes[] = {0, 1, 2, 3, 100, 4097, (1 << 16) + 1};
+    setenv("G16_GPU_MSM_AFFINE", "1", 1);
+    setenv("G16_GPU_MSM_MULT", "1", 1);
+    for (int sliced = 0; sliced < 2; sliced++) {
+        if (sliced)
+            setenv("G16_GPU_MSM_SLICE_POINTS", "5000", 1);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (int mix = 0; mix < MIX_COUNT; mix++)
+                check_mult_case(sizes[s], mix, (int)((s + (size_t)mix) % 4), 13,
+                                sizes[s] <= 4097 && mix % 2 == sliced ? 2 : 1);
+        unsetenv("G16_GPU_MSM_SLICE_POINTS");
+    }
+    check_mult_case((1 << 20) + 3, MIX_RANDOM, 1, CUDA_MSM_MULT_BITS, 1);
+    check_mult_case((1 << 16) + 1, MIX_EDGES, 2, CUDA_MSM_MULT_BITS, 2);
+    unsetenv("G16_GPU_MSM_MULT");
+    unsetenv("G16_GPU_MSM_AFFINE");
 }
 
 /* A snarkjs fixture proved by the CPU and by the GPU with the same r, s. */
@@ -291,6 +371,8 @@ int main(void)
     unsetenv("G16_GPU_MSM_SEGMENT");
     unsetenv("G16_GPU_MSM_SPLIT");
     unsetenv("G16_GPU_MSM_GLV");
+    printf("precomputed multiples (G16_GPU_MSM_MULT=1)\n");
+    check_mults();
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};
     for (size_t i = 0; i < 4; i++)
         check_partition(fixtures[i]);

@@ -12,8 +12,9 @@
  * one or three windows a group, up to 16 pairs a thread, the inversion's levels (4 and
  * 16 values a thread) down to 4 values for the CPU; and with the windows reduced by split
  * sums (widths 2 to 13, then each window's sum comes back as its bucket 0), and with the
- * scalars split by the GLV endomorphism (glv.cuh; edge scalars t lambda + e as well). The
- * ones' sum (the same rounds over one bucket, cuda_msm_sum_emulate) is checked against
+ * scalars split by the GLV endomorphism (glv.cuh; edge scalars t lambda + e as well); and
+ * the MSM with precomputed multiples of the bases (cuda_msm_mult_emulate, msm_mult.cuh),
+ * its one set of buckets in one slice or many. The ones' sum (the same rounds over one bucket, cuda_msm_sum_emulate) is checked against
  * the CPU's additions on random lists. */
 #include <stdlib.h>
 #include <string.h>
@@ -96,23 +97,28 @@ static const char *tuning_names[] = {
     "defaults", "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone",
     "tail 3, three windows a group, K <= 16, wide levels, no prefetch",
     "split sums", "split sums, one window a group, K <= 64, levels", "GLV",
-    "GLV, split sums, one window a group, K <= 64, levels"};
+    "GLV, split sums, one window a group, K <= 64, levels",
+    "multiples, slices of 50 digits", "multiples, slices of n digits, K <= 64, levels"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (t == 1)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0};
     else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0};
     else if (t == 3)
         tn.split = 1;
     else if (t == 4)
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 0};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 0, 0};
     else if (t == 5)
         tn.glv = 1;
     else if (t == 6) /* a window of GLV holds 2 n digits */
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? 2 * n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 1};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? 2 * n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 1, 0};
+    else if (t == 7) /* multiples: slices of ~50 digits (64 at most: fewer, larger) */
+        tn.slice_points = 50;
+    else if (t == 8) /* multiples: slices of ~n digits, K <= 64, levels */
+        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1)};
     return tn;
 }
 
@@ -145,6 +151,38 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
         free(b_);                                                                        \
         free(k_);                                                                        \
         free(bk_);                                                                       \
+    } while (0)
+
+/* The MSM with precomputed multiples (cuda_msm_mult_emulate: the table, then every
+ * window's digits in one set of buckets, then split sums) against the CPU's. */
+#define CHECK_MULT(G, group, pool, n, c, mix, kind, t)                                   \
+    do {                                                                                 \
+        G##_affine_t *b_ = malloc(((n) ? (n) : 1) * sizeof *b_);                         \
+        uint8_t *k_ = malloc(((n) ? (n) : 1) * 32);                                      \
+        make_scalars(k_, (n), (mix));                                                    \
+        MAKE_BASES(G, pool, b_, (n), (kind));                                            \
+        cuda_msm_affine_tuning tn_ = tuning_for((t), (n));                               \
+        size_t rounds_ = 0;                                                              \
+        G##_xyzz_t sum_;                                                                 \
+        G##_jac_t want_, got_;                                                           \
+        g16_status st_ = cuda_msm_mult_emulate((group), &sum_, b_, k_, (n), (c),         \
+                                               (t) ? &tn_ : NULL, &rounds_);             \
+        if (!CHECK(st_ == G16_OK))                                                       \
+            printf("  %s multiples n=%zu c=%u: %s\n", #G, (size_t)(n), (unsigned)(c),    \
+                   g16_last_error());                                                    \
+        else if (CHECK(msm_##G(&want_, (const uint8_t *)b_, k_, (n)) == G16_OK)) {        \
+            G##_xyzz_to_jac(&got_, &sum_);                                               \
+            if (!CHECK(G##_equal(&got_, &want_)))                                        \
+                printf("  %s multiples n=%zu c=%u %s, bases %d, %s: differs (%zu "       \
+                       "rounds)\n",                                                      \
+                       #G, (size_t)(n), (unsigned)(c), mix_names[mix], (kind),           \
+                       tuning_names[t], rounds_);                                        \
+            /* 2 W n digits in 2^(c-1) buckets: runs longer than one point. */          \
+            if ((n) >= 64)                                                               \
+                CHECK(rounds_ > 0);                                                      \
+        }                                                                                \
+        free(b_);                                                                        \
+        free(k_);                                                                        \
     } while (0)
 
 /* The ones' sum by the rounds (ba_sum_list) against the CPU's additions: n indices drawn
@@ -192,6 +230,9 @@ static void check_refusals(void)
     uint32_t idx[2] = {0, 5};
     CHECK(cuda_msm_sum_emulate(1, buckets, pool1, 5, idx, 2, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
     CHECK(cuda_msm_sum_emulate(3, buckets, pool1, 6, idx, 2, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(cuda_msm_mult_emulate(1, buckets, pool1, k, 2, 4, NULL, NULL) == G16_ERR_BAD_ENCODING);
+    CHECK(cuda_msm_mult_emulate(1, buckets, pool1, k, 1, 3, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
+    CHECK(cuda_msm_mult_emulate(3, buckets, pool1, k, 1, 4, NULL, NULL) == G16_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)
@@ -240,6 +281,23 @@ int main(void)
     for (int t = 5; t < 7; t++)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_CASE(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4, t);
+    /* Precomputed multiples (msm_mult.cuh): 2^(c w) P made by the device's code, every
+     * window's digits of the GLV halves in one set of buckets, cut into one slice, many
+     * (~50 digits each, 64 at most) or ~n digits each, then split sums over the buckets.
+     * A wrong multiple, index stride or slice bound changes the MSM. */
+    const size_t mult_sizes[] = {0, 1, 2, 3, 31, 257, 1000};
+    const unsigned mult_widths[] = {4, 5, 6, 9, 13};
+    for (size_t s = 0; s < sizeof mult_sizes / sizeof mult_sizes[0]; s++)
+        for (int t = 0; t < 3; t++)
+            for (int mix = 0; mix < MIX_COUNT; mix++) {
+                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
+                unsigned c = mult_widths[(s + (size_t)mix + (size_t)t) % 5];
+                CHECK_MULT(g1, 1, pool1, mult_sizes[s], c, mix, kind, t == 0 ? 0 : 6 + t);
+            }
+    for (int t = 0; t < 3; t++)
+        for (int mix = 0; mix < MIX_COUNT; mix++)
+            CHECK_MULT(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4,
+                       t == 0 ? 0 : 6 + t);
     /* The ones' sum: one bucket through the rounds. */
     const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 4097};
     for (size_t s = 0; s < sizeof sum_sizes / sizeof sum_sizes[0]; s++)

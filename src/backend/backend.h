@@ -140,13 +140,15 @@ int backend_cuda_device_count(void);
 /* The device context of a CUDA backend (NULL for another backend). */
 cuda_ctx *backend_cuda_ctx(backend *be);
 /* MSMs over device arrays (see cuda_msm_g1_windows; phi_dev: the bases' GLV table or
- * NULL), joined into a point. */
+ * NULL; mult: their precomputed multiples or NULL), joined into a point. */
 g16_status backend_cuda_msm_g1(cuda_ctx *ctx, g1_jac_t *r, cuda_msm_info *info,
                                const void *bases_dev, const void *phi_dev,
-                               const void *scalars_dev, size_t n, bool montgomery);
+                               const cuda_msm_mult *mult, const void *scalars_dev, size_t n,
+                               bool montgomery);
 g16_status backend_cuda_msm_g2(cuda_ctx *ctx, g2_jac_t *r, cuda_msm_info *info,
                                const void *bases_dev, const void *phi_dev,
-                               const void *scalars_dev, size_t n, bool montgomery);
+                               const cuda_msm_mult *mult, const void *scalars_dev, size_t n,
+                               bool montgomery);
 #endif
 
 #endif

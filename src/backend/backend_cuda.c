@@ -52,12 +52,13 @@ void backend_host_free(void *p, bool pinned)
 #define DEFINE_GPU_MSM(G)                                                                \
     g16_status backend_cuda_msm_##G(cuda_ctx *ctx, G##_jac_t *r, cuda_msm_info *info,    \
                                     const void *bases_dev, const void *phi_dev,          \
-                                    const void *scalars_dev, size_t n, bool montgomery)  \
+                                    const cuda_msm_mult *mult, const void *scalars_dev,  \
+                                    size_t n, bool montgomery)                           \
     {                                                                                    \
         static _Thread_local G##_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];                   \
         unsigned windows, c;                                                             \
         g16_status st = cuda_msm_##G##_windows(ctx, win, &windows, &c, info, bases_dev,  \
-                                               phi_dev, scalars_dev, n, montgomery);     \
+                                               phi_dev, mult, scalars_dev, n, montgomery); \
         if (st)                                                                          \
             return st;                                                                   \
         G##_xyzz_t acc, t;                                                               \
@@ -92,8 +93,8 @@ static g16_status msm_host(backend *be, int group, void *r, const uint8_t *bases
         (st = cuda_ctx_upload(ctx, db, bases, base_bytes)) ||
         (st = cuda_ctx_upload(ctx, ds, scalars, scalar_bytes)))
         goto out;
-    st = group == 1 ? backend_cuda_msm_g1(ctx, r, NULL, db, NULL, ds, n, montgomery)
-                    : backend_cuda_msm_g2(ctx, r, NULL, db, NULL, ds, n, montgomery);
+    st = group == 1 ? backend_cuda_msm_g1(ctx, r, NULL, db, NULL, NULL, ds, n, montgomery)
+                    : backend_cuda_msm_g2(ctx, r, NULL, db, NULL, NULL, ds, n, montgomery);
 out:
     cuda_ctx_release(ctx, db);
     cuda_ctx_release(ctx, ds);
@@ -175,7 +176,7 @@ static size_t stream_chunk_bytes(void)
             double up_ms = 0;                                                               \
             G##_jac_t p, t;                                                                 \
             if ((st = cuda_ctx_wait_slot(ctx, (int)(k & 1), &up_ms)) ||                     \
-                (st = backend_cuda_msm_##G(ctx, &p, &part, buf[k & 1], NULL,                \
+                (st = backend_cuda_msm_##G(ctx, &p, &part, buf[k & 1], NULL, NULL,          \
                                            scalars_dev + off * 32, len, mont)))             \
                 goto out;                                                                   \
             G##_add(&t, r, &p);                                                             \
@@ -214,14 +215,14 @@ static g16_status msm_key_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_msm_info 
                              const key_points *k, const void *phi, const void *scalars_dev,
                              size_t n, bool mont)
 {
-    return k->dev ? backend_cuda_msm_g1(bs->ctx, r, info, k->dev, phi, scalars_dev, n, mont)
+    return k->dev ? backend_cuda_msm_g1(bs->ctx, r, info, k->dev, phi, NULL, scalars_dev, n, mont)
                   : msm_streamed_g1(bs, r, info, k->host, scalars_dev, n, mont);
 }
 
 static g16_status msm_key_g2(cuda_backend_state *bs, g2_jac_t *r, cuda_msm_info *info,
                              const key_points *k, const void *scalars_dev, size_t n, bool mont)
 {
-    return k->dev ? backend_cuda_msm_g2(bs->ctx, r, info, k->dev, NULL, scalars_dev, n, mont)
+    return k->dev ? backend_cuda_msm_g2(bs->ctx, r, info, k->dev, NULL, NULL, scalars_dev, n, mont)
                   : msm_streamed_g2(bs, r, info, k->host, scalars_dev, n, mont);
 }
 

@@ -55,6 +55,7 @@ typedef struct {
     size_t affine_rounds;         /* batch-affine path: pairing rounds, all windows; 0: XYZZ */
     bool split;                   /* bucket reduction by split sums, inside the accumulation */
     bool glv;                     /* the others' scalars split by the endomorphism (glv.cuh) */
+    bool mult;                    /* through the bases' precomputed multiples (one window) */
     double ms_upload;             /* scalars (and bases when not yet resident) */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */
@@ -77,14 +78,34 @@ typedef struct {
  * out must hold 1 + CUDA_MSM_MAX_WINDOWS points. *windows and *window_bits receive W, c.
  * backend_cuda.c turns this into a point with the CPU's formulas. */
 enum { CUDA_MSM_MAX_WINDOWS = 256 };
+/* Precomputed multiples of a set of bases (msm_mult.cuh): with c-bit windows and W =
+ * 128 / c + 1, points[(w - 1) n + i] = 2^(c w) P_i for 1 <= w < W (affine, the bases'
+ * layout; cuda_msm_mult_count points in all). An MSM given them (and more than 2^24
+ * others, or G16_GPU_MSM_MULT=1; =0 never) runs every window's digits of the GLV halves
+ * through one shared set of 2^(c-1) buckets and returns the others' sum as one window
+ * (*windows = 1). CUDA_MSM_MULT_BITS is the width the benchmarks use: W = 5, 4 n more
+ * points (51.5 GB for 2^27 bases in G1). */
+typedef struct {
+    const void *points;
+    unsigned window_bits;
+} cuda_msm_mult;
+enum { CUDA_MSM_MULT_BITS = 26, CUDA_MSM_MULT_MIN_BITS = 4, CUDA_MSM_MULT_MAX_BITS = 26 };
+size_t cuda_msm_mult_count(size_t n, unsigned window_bits);
+/* Makes the multiples of n bases (G1: group 1, G2: group 2) at mult_dev, which holds
+ * cuda_msm_mult_count(n, window_bits) points; c doublings a point a window, one batch
+ * inversion per chunk. Waits for the device. */
+g16_status cuda_msm_mult_table(cuda_ctx *ctx, int group, void *mult_dev, const void *bases_dev,
+                               size_t n, unsigned window_bits);
 g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                unsigned *window_bits, cuda_msm_info *info,
                                const void *bases_dev, const void *phi_dev,
-                               const void *scalars_dev, size_t n, bool montgomery);
+                               const cuda_msm_mult *mult, const void *scalars_dev, size_t n,
+                               bool montgomery);
 g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                unsigned *window_bits, cuda_msm_info *info,
                                const void *bases_dev, const void *phi_dev,
-                               const void *scalars_dev, size_t n, bool montgomery);
+                               const cuda_msm_mult *mult, const void *scalars_dev, size_t n,
+                               bool montgomery);
 /* The GLV table of n bases of G1 (group 1) or G2 (group 2) at device addresses: phi[i] =
  * beta x_i, 48 / 96 bytes each (phi(P) = (beta x, y) = lambda P; glv.cuh). Made once per
  * key: one Fp product a point (G2: two). Waits for the device. */
@@ -194,11 +215,21 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * emulated product): small inputs. */
 typedef struct {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
-        max_pairs, no_den_prefetch, split, glv;
+        max_pairs, no_den_prefetch, split, glv, slice_points;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,
                                    const cuda_msm_affine_tuning *tuning, size_t *rounds);
+
+/* The MSM with precomputed multiples (cuda_msm_mult_table) on the host, its thread bodies
+ * called thread by thread: the multiples of the m bases made by the device's code, the m
+ * scalars split by GLV, every window's digits in one set of 2^(c-1) buckets cut into
+ * slices of about `slice_points` digits (the knobs above; 0: the device's), the buckets
+ * reduced by split sums: *sum = sum of k_j P_j (XYZZ, the CPU's layout). 4 <= c <= 16, m
+ * <= 2^20. */
+g16_status cuda_msm_mult_emulate(int group, void *sum, const void *bases, const void *scalars,
+                                 size_t m, unsigned c, const cuda_msm_affine_tuning *tuning,
+                                 size_t *rounds);
 
 /* The same rounds summing one list (the GPU MSM's scalars equal to one, when many): *sum
  * (XYZZ, the CPU's layout) = the sum of bases[idx[j]] for j < n (n <= 2^24, every idx[j] <

@@ -143,9 +143,11 @@ G16_HD uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
  * j's work; the batch-affine path also runs it on the host, msm_batch_affine.cuh.)
  * With GLV (glv_m = the others' count, their scalars split by glv_split): entry j < glv_m
  * is the low half of scalar j's, entry glv_m + j its high half, whose point is phi(P):
- * value bit 30. */
+ * value bit 30. With precomputed multiples (stride = the bases' count, ba_accumulate_mult)
+ * window w's point is 2^(c w) P, the (w stride + i)-th of bases and multiples. */
 G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
-                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j, uint32_t glv_m)
+                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j, uint32_t glv_m,
+                        uint32_t stride)
 {
     uint32_t hi = glv_m && j >= glv_m;
     uint32_t i = idx[hi ? j - glv_m : j];
@@ -167,7 +169,7 @@ G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
     }
     uint32_t nb = (uint32_t)half;
     keys[j] = d == 0 ? nb : (uint32_t)(d < 0 ? -d : d) - 1;
-    vals[j] = i | (hi << 30) | (d < 0 ? 0x80000000u : 0);
+    vals[j] = (i + w * stride) | (hi << 30) | (d < 0 ? 0x80000000u : 0);
 }
 
 __global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
@@ -175,7 +177,7 @@ __global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
 {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j < m)
-        digit_entry(keys, vals, canon, idx, c, w, j, 0);
+        digit_entry(keys, vals, canon, idx, c, w, j, 0, 0);
 }
 
 /* GLV (glv.cuh): other scalar j's canonical value k -> (k mod lambda, floor(k / lambda)),
@@ -415,6 +417,7 @@ unsigned gpu_window_bits(uint32_t m)
 }
 
 #include "msm_batch_affine.cuh"
+#include "msm_mult.cuh"
 
 /* Whether m others go through GLV (glv.cuh): G16_GPU_MSM_GLV=0|1 forces it (1 makes the
  * table of beta x itself when the caller has none), else when the caller gives the table
@@ -426,6 +429,15 @@ bool glv_use(uint32_t m, bool have_table)
     int v = -1;
     ba_env_bit("G16_GPU_MSM_GLV", &v);
     return v >= 0 ? v != 0 : have_table && m > (1u << 24);
+}
+
+/* Whether m others go through the bases' precomputed multiples when the caller has them
+ * (msm_mult.cuh): G16_GPU_MSM_MULT=0|1 forces either way, else as GLV, above 2^24. */
+bool mult_use(uint32_t m)
+{
+    int v = -1;
+    ba_env_bit("G16_GPU_MSM_MULT", &v);
+    return v >= 0 ? v != 0 : m > (1u << 24);
 }
 
 /* GLV windows: 22 bits from 2^25 others (6 windows of 2 m digits: 12 m pairs against 13 m
@@ -564,8 +576,8 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
 template <class F>
 g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
                        unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
-                       const void *phi_dev, const void *scalars_dev, size_t n_size,
-                       bool montgomery)
+                       const void *phi_dev, const cuda_msm_mult *mult, const void *scalars_dev,
+                       size_t n_size, bool montgomery)
 {
     typedef affine_d<F> A;
     typedef xyzz_d<F> X;
@@ -673,6 +685,36 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         return G16_OK;
     }
 
+    if (mult && mult->points && ba_use(m) && mult_use(m)) {
+        /* 3 to 5 with the precomputed multiples (msm_mult.cuh): one shared window. */
+        unsigned c = mult->window_bits;
+        const ba_tuning tn = ba_tuning_default();
+        info->window_bits = c;
+        info->windows = ba_mult_windows(c);
+        info->glv = info->split = info->mult = true;
+        ba_device_exec ex;
+        ex.ctx = ctx;
+        dev_buf<X> sum;
+        CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
+        if ((s = sum.alloc(ctx, 1, "MSM window sums")) ||
+            (s = ex.run(m, 256, glv_split_entry{canon.p, idx_other.p})) ||
+            (s = ba_accumulate_mult<F>(ex, sum.p, bases, (const A *)mult->points, n, canon.p,
+                                       idx_other.p, m, c, tn, &info->ms_sort, &info->affine_rounds)))
+            return s;
+        CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaMemcpyAsync(&out[1], sum.p, sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaEventRecord(ctx->ev[5], st), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
+        info->ms_classify = cuda_elapsed_ms(ctx->ev[0], ctx->ev[1]);
+        info->ms_ones = cuda_elapsed_ms(ctx->ev[1], ctx->ev[2]);
+        info->ms_accumulate = cuda_elapsed_ms(ctx->ev[3], ctx->ev[4]) - info->ms_sort;
+        info->ms_reduce = cuda_elapsed_ms(ctx->ev[4], ctx->ev[5]);
+        info->ms_total = cuda_elapsed_ms(ctx->ev[0], ctx->ev[5]);
+        *windows_out = 1; /* out[1] is the others' whole sum */
+        *window_bits_out = c;
+        return G16_OK;
+    }
+
     /* GLV (glv.cuh): 2 m scalars of 128 bits over the bases and phi of them, in the same
      * buckets; needs the batch-affine rounds and indices below 2^30 (bit 30 marks phi). */
     const bool affine = ba_use(m), glv = affine && n < 0x40000000u && glv_use(m, phi_dev != nullptr);
@@ -769,6 +811,7 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.max_pairs = tuning->max_pairs;
         if (tuning->split == 1 || tuning->split == 2)
             tn.split = tuning->split == 1;
+        tn.slice_points = tuning->slice_points ? tuning->slice_points : tn.slice_points;
     }
     return tn;
 }
@@ -846,7 +889,63 @@ g16_status affine_emulate(void *buckets, const void *bases, const void *scalars,
     return s;
 }
 
+/* The accumulation with multiples on the host (cuda_msm_mult_emulate). */
+template <class F>
+g16_status mult_emulate(void *sum, const void *bases, const void *scalars, size_t m, unsigned c,
+                        const cuda_msm_affine_tuning *tuning, size_t *rounds)
+{
+    xyzz_d<F> *out = (xyzz_d<F> *)sum;
+    if (!out || c < 4 || c > 16 || m > ((size_t)1 << 20) || (m && (!bases || !scalars)))
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "emulated MSM with multiples: %zu points with %u-bit windows (4..16 "
+                           "bits, <= 2^20 points)",
+                           m, c);
+    *out = xyzz_d<F>::infinity();
+    *rounds = 0;
+    const scalar_d *canon = (const scalar_d *)scalars;
+    for (size_t i = 0; i < m; i++)
+        if (scalar_too_large(canon[i]))
+            return status_fail(G16_ERR_BAD_ENCODING, "emulated MSM: scalar %zu is not below r", i);
+    if (m == 0)
+        return G16_OK;
+    ba_tuning tn = emulation_tuning(tuning);
+    size_t W = ba_mult_windows(c);
+    host_buf<uint32_t> idx;
+    host_buf<scalar_d> split_k;
+    host_buf<affine_d<F>> mult;
+    if (!(idx.p = (uint32_t *)malloc(m * sizeof(uint32_t))) ||
+        !(split_k.p = (scalar_d *)malloc(m * sizeof(scalar_d))) ||
+        !(mult.p = (affine_d<F> *)malloc((W - 1) * m * sizeof(affine_d<F>))))
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM with multiples: %zu points", m);
+    memcpy(split_k.p, canon, m * sizeof(scalar_d));
+    for (size_t i = 0; i < m; i++) {
+        idx.p[i] = (uint32_t)i;
+        glv_split_entry{split_k.p, idx.p}((uint32_t)i);
+    }
+    ba_host_exec ex;
+    double ms_sort;
+    g16_status s;
+    if ((s = ba_mult_table<F>(ex, mult.p, (const affine_d<F> *)bases, (uint32_t)m, c, tn)))
+        return s;
+    return ba_accumulate_mult<F>(ex, out, (const affine_d<F> *)bases, mult.p, (uint32_t)m, split_k.p,
+                                 idx.p, (uint32_t)m, c, tn, &ms_sort, rounds);
+}
+
 } // namespace
+
+extern "C" g16_status cuda_msm_mult_emulate(int group, void *sum, const void *bases,
+                                            const void *scalars, size_t m, unsigned c,
+                                            const cuda_msm_affine_tuning *tuning, size_t *rounds)
+{
+    size_t unused;
+    if (!rounds)
+        rounds = &unused;
+    if (group == 1)
+        return mult_emulate<fp_d>(sum, bases, scalars, m, c, tuning, rounds);
+    if (group == 2)
+        return mult_emulate<fp2_d>(sum, bases, scalars, m, c, tuning, rounds);
+    return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated MSM: group %d (1 or 2)", group);
+}
 
 extern "C" g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                               const void *scalars, size_t m, unsigned c,
@@ -879,19 +978,21 @@ extern "C" g16_status cuda_msm_sum_emulate(int group, void *sum, const void *bas
 extern "C" g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                           unsigned *window_bits, cuda_msm_info *info,
                                           const void *bases_dev, const void *phi_dev,
-                                          const void *scalars_dev, size_t n, bool montgomery)
+                                          const cuda_msm_mult *mult, const void *scalars_dev,
+                                          size_t n, bool montgomery)
 {
-    return msm_windows<fp_d>(ctx, out, windows, window_bits, info, bases_dev, phi_dev,
-                             scalars_dev, n, montgomery);
+    return msm_windows<fp_d>(ctx, out, windows, window_bits, info, bases_dev, phi_dev, mult,
+                            scalars_dev, n, montgomery);
 }
 
 extern "C" g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                           unsigned *window_bits, cuda_msm_info *info,
                                           const void *bases_dev, const void *phi_dev,
-                                          const void *scalars_dev, size_t n, bool montgomery)
+                                          const cuda_msm_mult *mult, const void *scalars_dev,
+                                          size_t n, bool montgomery)
 {
-    return msm_windows<fp2_d>(ctx, out, windows, window_bits, info, bases_dev, phi_dev,
-                              scalars_dev, n, montgomery);
+    return msm_windows<fp2_d>(ctx, out, windows, window_bits, info, bases_dev, phi_dev, mult,
+                            scalars_dev, n, montgomery);
 }
 
 extern "C" g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev,
@@ -910,4 +1011,33 @@ extern "C" g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev
         return s;
     CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
     return G16_OK;
+}
+
+extern "C" size_t cuda_msm_mult_count(size_t n, unsigned window_bits)
+{
+    return window_bits >= 2 ? (size_t)(ba_mult_windows(window_bits) - 1) * n : 0;
+}
+
+extern "C" g16_status cuda_msm_mult_table(cuda_ctx *ctx, int group, void *mult_dev,
+                                          const void *bases_dev, size_t n, unsigned window_bits)
+{
+    if (group != 1 && group != 2)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "MSM multiples: group %d (1 or 2)", group);
+    if (window_bits < CUDA_MSM_MULT_MIN_BITS || window_bits > CUDA_MSM_MULT_MAX_BITS ||
+        n * ba_mult_windows(window_bits) >= 0x40000000u)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "MSM multiples: %zu bases in %u-bit windows (%d..%d bits, under 2^30 "
+                           "points in all)",
+                           n, window_bits, CUDA_MSM_MULT_MIN_BITS, CUDA_MSM_MULT_MAX_BITS);
+    if (n == 0)
+        return G16_OK;
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    ba_device_exec ex;
+    ex.ctx = ctx;
+    const ba_tuning tn = ba_tuning_default();
+    if (group == 1)
+        return ba_mult_table<fp_d>(ex, (g1_affine_d *)mult_dev, (const g1_affine_d *)bases_dev,
+                                   (uint32_t)n, window_bits, tn);
+    return ba_mult_table<fp2_d>(ex, (g2_affine_d *)mult_dev, (const g2_affine_d *)bases_dev,
+                                (uint32_t)n, window_bits, tn);
 }

@@ -81,6 +81,7 @@ struct ba_tuning {
     int sort_ahead;     /* the next group's digits sorted while this group's rounds run */
     int stored_norms;   /* G2: ba_denominators passes each pair's norm to ba_add */
     int split;          /* the bucket reduction by split sums: -1 by width, 0 or 1 */
+    uint32_t slice_points; /* with multiples, digits a slice holds (0: by memory, msm_mult.cuh) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -89,7 +90,8 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
  * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
  * G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
- * MSMs run in several groups), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with
+ * MSMs run in several groups), G16_GPU_MSM_SLICE_POINTS the same for a slice of the
+ * shared buckets with precomputed multiples (msm_mult.cuh), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with
  * the rounds, G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
  * or on whatever the width (ba_split_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
@@ -108,7 +110,7 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -126,6 +128,9 @@ ba_tuning ba_tuning_default(void)
     ba_env_bit("G16_GPU_MSM_SORT_AHEAD", &t.sort_ahead);
     ba_env_bit("G16_GPU_MSM_NORMS", &t.stored_norms);
     ba_env_bit("G16_GPU_MSM_SPLIT", &t.split);
+    env = getenv("G16_GPU_MSM_SLICE_POINTS");
+    if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
+        t.slice_points = (uint32_t)atol(env);
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
@@ -174,27 +179,41 @@ struct ba_tangent_batched {
 };
 
 /* Where a round's points come from: the bases through a window's sorted list (round 0) or
- * the previous round's sums. */
+ * the previous round's sums. With precomputed multiples (mult: ba_accumulate_mult) an
+ * index i >= n0 names mult[i - n0], and phi(P)'s x is beta x computed here: the multiples
+ * have no table of beta x (at 2^27 bases it would not fit beside them). */
 template <class F>
 struct ba_source {
     const affine_d<F> *bases;
-    const uint32_t *refs; /* index | sign bit (31) | phi bit (30, with phi_x); null after round 0 */
+    const uint32_t *refs; /* index | sign bit (31) | phi bit (30, with GLV); null after round 0 */
     const affine_d<F> *pts;
     const F *phi_x;       /* GLV (glv.cuh): beta x of each base, or null */
+    const affine_d<F> *mult;
+    uint32_t n0;
 
-    G16_HD uint32_t index(uint32_t v) const { return v & (phi_x ? 0x3fffffffu : 0x7fffffffu); }
-    G16_HD bool phi(uint32_t v) const { return phi_x && (v & 0x40000000u); }
+    G16_HD bool glv() const { return phi_x || mult; }
+    G16_HD uint32_t index(uint32_t v) const { return v & (glv() ? 0x3fffffffu : 0x7fffffffu); }
+    G16_HD bool phi(uint32_t v) const { return glv() && (v & 0x40000000u); }
+    G16_HD const affine_d<F> *point(uint32_t i) const
+    {
+        return mult && i >= n0 ? &mult[i - n0] : &bases[i];
+    }
+    G16_HD F phi_of(uint32_t i, const affine_d<F> *q) const
+    {
+        return mult ? glv_phi_x(load_global(&q->x)) : load_global(&phi_x[i]);
+    }
     G16_HD affine_d<F> load(uint32_t p) const
     {
         if (!refs)
             return load_global(&pts[p]);
         uint32_t v = refs[p], i = index(v);
+        const affine_d<F> *q = point(i);
         affine_d<F> a;
         if (phi(v)) {
-            a.x = load_global(&phi_x[i]);
-            a.y = load_global(&bases[i].y);
+            a.x = phi_of(i, q);
+            a.y = load_global(&q->y);
         } else {
-            a = load_global(&bases[i]);
+            a = load_global(q);
         }
         return v >> 31 ? affine_neg(a) : a;
     }
@@ -203,8 +222,18 @@ struct ba_source {
     {
         if (!refs)
             return load_global(&pts[p].x);
-        uint32_t v = refs[p];
-        return load_global(phi(v) ? &phi_x[index(v)] : &bases[index(v)].x);
+        uint32_t v = refs[p], i = index(v);
+        const affine_d<F> *q = point(i);
+        return phi(v) ? phi_of(i, q) : load_global(&q->x);
+    }
+    /* The sources the rounds make: a round's sums, a list over the bases. */
+    G16_HD static ba_source sums(const affine_d<F> *pts)
+    {
+        return ba_source{nullptr, nullptr, pts, nullptr, nullptr, 0};
+    }
+    G16_HD static ba_source list(const affine_d<F> *bases, const uint32_t *refs, const F *phi_x)
+    {
+        return ba_source{bases, refs, nullptr, phi_x, nullptr, 0};
     }
 };
 
@@ -227,8 +256,11 @@ struct ba_digits {
     const scalar_d *canon;
     const uint32_t *idx;
     unsigned c, w;
-    uint32_t glv_m;
-    G16_HD void operator()(uint32_t j) const { digit_entry(keys, vals, canon, idx, c, w, j, glv_m); }
+    uint32_t glv_m, stride;
+    G16_HD void operator()(uint32_t j) const
+    {
+        digit_entry(keys, vals, canon, idx, c, w, j, glv_m, stride);
+    }
 };
 
 struct ba_bounds {
@@ -856,6 +888,23 @@ struct ba_device_exec {
                  G16_ERR_INTERNAL);
         return G16_OK;
     }
+    /* The same in place between two buffers each (CUB's double-buffer sort: no copies of
+     * the keys and values in its scratch, which for 1.34e9 keys is 10.7 GB): the sorted
+     * keys and values end in keys[*at], vals[*at]. */
+    g16_status sort_in_place(uint32_t *keys[2], uint32_t *vals[2], uint32_t m, unsigned c, int *at)
+    {
+        cub::DoubleBuffer<uint32_t> dk(keys[0], keys[1]), dv(vals[0], vals[1]);
+        size_t bytes = 0;
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, m, 0, (int)c, stream()),
+                 G16_ERR_INTERNAL);
+        g16_status s;
+        if (bytes > sort_temp.count && (s = sort_temp.alloc(ctx, bytes, "CUB sort scratch")))
+            return s;
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, bytes, dk, dv, m, 0, (int)c, stream()),
+                 G16_ERR_INTERNAL);
+        *at = dk.selector;
+        return G16_OK;
+    }
     /* out[i] = in[0] + ... + in[i - 1] for i <= n (in[n] included in out's last). */
     g16_status scan(const unsigned long long *in, unsigned long long *out, size_t n)
     {
@@ -939,6 +988,11 @@ struct ba_host_exec {
         }
         free(at);
         return G16_OK;
+    }
+    g16_status sort_in_place(uint32_t *keys[2], uint32_t *vals[2], uint32_t m, unsigned c, int *at)
+    {
+        *at = 1;
+        return sort(keys[0], keys[1], vals[0], vals[1], m, c);
     }
     g16_status scan(const unsigned long long *in, unsigned long long *out, size_t n)
     {
@@ -1181,7 +1235,7 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
                                       q0, qn, K, T, bf.scratch.p, bf.host.p, out, tn)))
                 return s;
         }
-        src = ba_source<F>{nullptr, nullptr, out, nullptr};
+        src = ba_source<F>::sums(out);
         s_cur = s_next;
         e_cur = e_next;
         ++*rounds;
@@ -1206,7 +1260,7 @@ g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *
         (s = ex.zero(end, (size_t)gw * nb * sizeof(uint32_t))))
         return s;
     for (unsigned g = 0; g < gw; g++)
-        if ((s = ex.run(m, 256, ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m})) ||
+        if ((s = ex.run(m, 256, ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m, 0})) ||
             (s = ex.sort(keys_in, keys_out, vals_in, sorted + (size_t)g * m, m, c)) ||
             (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out,
                                           m, nb, g * m})))
@@ -1285,7 +1339,7 @@ g16_status ba_split_reduce(Exec &ex, ba_round_bufs<F, Exec> &bf, ba_split_bufs<F
     if ((s = ex.run((size_t)R * 2 * nb, 256, ba_split_refs{sp.refs.p, c, W, w0, nb})) ||
         (s = ex.run(NB, 256, ba_split_bounds{s_sub, e_sub, c, W, w0, nb, sp.hl_max, sp.S})) ||
         (s = ba_rounds<F>(ex, bf, sp.sub.p, nullptr,
-                          ba_source<F>{sp.buckets.p, sp.refs.p, nullptr, nullptr}, s_sub, e_sub, NB, ts,
+                          ba_source<F>::list(sp.buckets.p, sp.refs.p, nullptr), s_sub, e_sub, NB, ts,
                           nullptr, rounds, w0)) ||
         (s = ex.run((size_t)R * sp.P, 64,
                     ba_split_segments<F>{sp.seg[0].p, sp.sub.p, c, W, w0, sp.hl_max, sp.S,
@@ -1381,7 +1435,7 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
         }
         if ((s = ba_rounds<F>(ex, bf, split ? nullptr : buckets + (size_t)w0 * nb,
                               split ? sp.buckets.p + (size_t)pending * nb : nullptr,
-                              ba_source<F>{bases, sorted[slot].p, nullptr, phi_x}, start, end, gw * nb, tm,
+                              ba_source<F>::list(bases, sorted[slot].p, phi_x), start, end, gw * nb, tm,
                               !ahead || k == 0 ? ms_sort : nullptr, rounds, w0)))
             return s;
         if (split) {
@@ -1414,7 +1468,7 @@ g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const
         (s = ex.prepare(1, 1, 1)) || (s = ex.to_device(bounds.p, run, sizeof run)))
         return s;
     *rounds = 0;
-    return ba_rounds<F>(ex, bf, sum, nullptr, ba_source<F>{bases, idx, nullptr, nullptr}, bounds.p, bounds.p + 1, 1,
+    return ba_rounds<F>(ex, bf, sum, nullptr, ba_source<F>::list(bases, idx, nullptr), bounds.p, bounds.p + 1, 1,
                         tn, nullptr, rounds, 0);
 }
 
