@@ -25,6 +25,7 @@
 /* How long a handle waits for another one's write lock before the call fails. A claim
  * holds it for well under a millisecond plus one fsync. */
 #define SQLITE_BUSY_TIMEOUT_MS 10000
+#define WAL_RETRY_MS 5 /* the pause between tries of the switch to WAL */
 
 typedef struct {
     job_store base;
@@ -550,11 +551,22 @@ g16_status store_sqlite_open(job_store **store, const char *path)
     sqlite3_busy_timeout(s->db, SQLITE_BUSY_TIMEOUT_MS);
 
     /* journal_mode answers with the mode it ended in: anything but "wal" (a file system
-     * without shared memory, an in-memory database) is refused, not silently less durable. */
+     * without shared memory, an in-memory database) is refused, not silently less durable.
+     * Switching to WAL needs the database alone; when other connections open it at the
+     * same moment SQLite may answer SQLITE_BUSY at once, without the busy handler (its
+     * lock upgrade could deadlock), so the switch is retried here for up to the busy
+     * timeout (seen under the sanitizer build: 4 threads opening a new store). */
     sqlite3_stmt *stmt = NULL;
     st = prepare(s, &stmt, "PRAGMA journal_mode = WAL", "open: set WAL mode");
     if (st == G16_OK) {
-        rc = sqlite3_step(stmt);
+        for (int waited_ms = 0;; waited_ms += WAL_RETRY_MS) {
+            rc = sqlite3_step(stmt);
+            if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= SQLITE_BUSY_TIMEOUT_MS)
+                break;
+            sqlite3_reset(stmt);
+            struct timespec pause = {0, WAL_RETRY_MS * 1000000L};
+            nanosleep(&pause, NULL);
+        }
         if (rc != SQLITE_ROW) {
             st = db_fail(s, "open: set WAL mode");
         } else {
