@@ -889,6 +889,18 @@ g16_status affine_emulate(void *buckets, const void *bases, const void *scalars,
     return s;
 }
 
+/* The emulation entries' dispatch: run with a value of G1's field (group 1) or G2's
+ * (group 2), whose type picks the template. */
+template <class Run>
+g16_status emulate_group(int group, const char *what, Run run)
+{
+    if (group == 1)
+        return run(fp_d{});
+    if (group == 2)
+        return run(fp2_d{});
+    return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: group %d (1 or 2)", what, group);
+}
+
 /* The accumulation with multiples on the host (cuda_msm_mult_emulate). */
 template <class F>
 g16_status mult_emulate(void *sum, const void *bases, const void *scalars, size_t m, unsigned c,
@@ -937,42 +949,30 @@ extern "C" g16_status cuda_msm_mult_emulate(int group, void *sum, const void *ba
                                             const void *scalars, size_t m, unsigned c,
                                             const cuda_msm_affine_tuning *tuning, size_t *rounds)
 {
-    size_t unused;
-    if (!rounds)
-        rounds = &unused;
-    if (group == 1)
-        return mult_emulate<fp_d>(sum, bases, scalars, m, c, tuning, rounds);
-    if (group == 2)
-        return mult_emulate<fp2_d>(sum, bases, scalars, m, c, tuning, rounds);
-    return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated MSM: group %d (1 or 2)", group);
+    size_t unused, *r = rounds ? rounds : &unused;
+    return emulate_group(group, "emulated MSM", [&](auto f) {
+        return mult_emulate<decltype(f)>(sum, bases, scalars, m, c, tuning, r);
+    });
 }
 
 extern "C" g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                               const void *scalars, size_t m, unsigned c,
                                               const cuda_msm_affine_tuning *tuning, size_t *rounds)
 {
-    size_t unused;
-    if (!rounds)
-        rounds = &unused;
-    if (group == 1)
-        return affine_emulate<fp_d>(buckets, bases, scalars, m, c, tuning, rounds);
-    if (group == 2)
-        return affine_emulate<fp2_d>(buckets, bases, scalars, m, c, tuning, rounds);
-    return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated MSM: group %d (1 or 2)", group);
+    size_t unused, *r = rounds ? rounds : &unused;
+    return emulate_group(group, "emulated MSM", [&](auto f) {
+        return affine_emulate<decltype(f)>(buckets, bases, scalars, m, c, tuning, r);
+    });
 }
 
 extern "C" g16_status cuda_msm_sum_emulate(int group, void *sum, const void *bases, size_t nbases,
                                            const uint32_t *idx, size_t n,
                                            const cuda_msm_affine_tuning *tuning, size_t *rounds)
 {
-    size_t unused;
-    if (!rounds)
-        rounds = &unused;
-    if (group == 1)
-        return sum_emulate<fp_d>(sum, bases, nbases, idx, n, tuning, rounds);
-    if (group == 2)
-        return sum_emulate<fp2_d>(sum, bases, nbases, idx, n, tuning, rounds);
-    return status_fail(G16_ERR_INVALID_ARGUMENT, "emulated sum: group %d (1 or 2)", group);
+    size_t unused, *r = rounds ? rounds : &unused;
+    return emulate_group(group, "emulated sum", [&](auto f) {
+        return sum_emulate<decltype(f)>(sum, bases, nbases, idx, n, tuning, r);
+    });
 }
 
 extern "C" g16_status cuda_msm_g1_windows(cuda_ctx *ctx, void *out, unsigned *windows,

@@ -18,9 +18,10 @@
  *
  * The accumulation (ba_accumulate_mult): the digits of all W windows of the 2 m GLV
  * halves (value (w n + i) | phi | sign, ba_source reads bases and multiples as one array)
- * in one sort by bucket; the sorted list cut into slices of whole buckets, about equal in
- * points (ba_mult_slices), so that the rounds' buffers hold a slice; each slice's rounds
- * run down to one affine point a bucket (tail 1); then one reduction by split sums
+ * in one sort by bucket (CUB's double-buffer sort); the sorted list cut into slices of
+ * whole buckets, about equal in points (ba_mult_slices: one body picks the cuts), so that
+ * the rounds' buffers hold a slice; each slice's rounds run down to one affine point a
+ * bucket (tail 1); then one reduction by split sums
  * (ba_split_reduce) over all the buckets: the MSM's other scalars come back as one sum. */
 #ifndef G16_BACKEND_CUDA_MSM_MULT_CUH
 #define G16_BACKEND_CUDA_MSM_MULT_CUH
@@ -123,22 +124,28 @@ g16_status ba_mult_table(Exec &ex, affine_d<F> *mult, const affine_d<F> *bases, 
 
 /* --- the accumulation ------------------------------------------------------------------- */
 
-/* pos[t] = the first place in keys[0..T) (sorted) whose key is at least want[t]. */
-struct ba_lower_bound {
-    uint32_t *pos;
-    const uint32_t *keys, *want;
-    uint32_t T;
+/* Cut t of S over the T sorted keys: the bucket at t T / S (0 for the first cut, nb, past
+ * the buckets, for the last; the zero digits' key nb is sorted last) into cut[t], and the
+ * first place whose key is at least that bucket into cut[S + 1 + t]. Keys are sorted, so
+ * the cuts come out in order. */
+struct ba_slice_cut {
+    uint32_t *cut;
+    const uint32_t *keys;
+    uint32_t T, S, nb;
     G16_HD void operator()(uint32_t t) const
     {
+        uint32_t b = t == 0 ? 0 : t == S ? nb : keys[(uint64_t)t * T / S];
+        b = b < nb ? b : nb;
         uint32_t lo = 0, hi = T;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
-            if (keys[mid] < want[t])
+            if (keys[mid] < b)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        pos[t] = lo;
+        cut[t] = b;
+        cut[S + 1 + t] = lo;
     }
 };
 
@@ -165,25 +172,20 @@ g16_status ba_mult_slices(Exec &ex, ba_slices *sl, const uint32_t *keys, uint32_
 {
     uint64_t S = ((uint64_t)T + per_slice - 1) / per_slice;
     sl->S = S < 1 ? 1 : S > BA_MAX_SLICES ? BA_MAX_SLICES : (unsigned)S;
-    sl->b[0] = 0;
-    sl->b[sl->S] = nb;
+    uint32_t cut[2 * (BA_MAX_SLICES + 1)];
+    typename Exec::template buf<uint32_t> cut_dev;
     g16_status s;
-    for (unsigned k = 1; k < sl->S; k++) {
-        uint32_t key;
-        if ((s = ex.fetch(&key, keys + (uint64_t)k * T / sl->S, sizeof key)) || (s = ex.wait()))
-            return s;
-        key = key > nb ? nb : key; /* nb: the zero digits, sorted last */
-        sl->b[k] = key < sl->b[k - 1] ? sl->b[k - 1] : key;
-    }
-    typename Exec::template buf<uint32_t> want, pos;
-    if ((s = ex.alloc(want, sl->S + 1, "MSM slices")) || (s = ex.alloc(pos, sl->S + 1, "MSM slices")) ||
-        (s = ex.to_device(want.p, sl->b, (sl->S + 1) * sizeof(uint32_t))) ||
-        (s = ex.run(sl->S + 1, 32, ba_lower_bound{pos.p, keys, want.p, T})) ||
-        (s = ex.fetch(sl->p, pos.p, (sl->S + 1) * sizeof(uint32_t))) || (s = ex.wait()))
+    if ((s = ex.alloc(cut_dev, 2 * (sl->S + 1), "MSM slices")) ||
+        (s = ex.run(sl->S + 1, 32, ba_slice_cut{cut_dev.p, keys, T, sl->S, nb})) ||
+        (s = ex.fetch(cut, cut_dev.p, 2 * (sl->S + 1) * sizeof(uint32_t))) || (s = ex.wait()))
         return s;
     sl->most_points = sl->most_buckets = 0;
-    for (unsigned k = 0; k < sl->S; k++) {
-        uint32_t pts = sl->p[k + 1] - sl->p[k], bks = sl->b[k + 1] - sl->b[k];
+    for (unsigned k = 0; k <= sl->S; k++) {
+        sl->b[k] = cut[k];
+        sl->p[k] = cut[sl->S + 1 + k];
+        if (k == 0)
+            continue;
+        uint32_t pts = sl->p[k] - sl->p[k - 1], bks = sl->b[k] - sl->b[k - 1];
         sl->most_points = pts > sl->most_points ? pts : sl->most_points;
         sl->most_buckets = bks > sl->most_buckets ? bks : sl->most_buckets;
     }
