@@ -238,9 +238,13 @@ int main(int argc, char **argv)
             if (info.mult)
                 snprintf(acc, sizeof acc, "affine, %zu rounds, GLV, multiples (%u windows, made in %.1f s)",
                          info.affine_rounds, info.windows, mult_s);
-            else if (info.affine_rounds)
-                snprintf(acc, sizeof acc, "affine, %zu rounds%s%s", info.affine_rounds,
-                         info.split ? ", split sums" : "", info.glv ? ", GLV" : "");
+            else if (info.affine_rounds) {
+                char sl[32] = "";
+                if (info.slices > 1)
+                    snprintf(sl, sizeof sl, ", %u slices", info.slices);
+                snprintf(acc, sizeof acc, "affine, %zu rounds%s%s%s", info.affine_rounds,
+                         info.split ? ", split sums" : "", info.glv ? ", GLV" : "", sl);
+            }
             else
                 snprintf(acc, sizeof acc, "XYZZ, %zu pieces", info.pieces);
             printf("| %s | 2^%u | %.1f | %s | %s | %zu | %u | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n",

@@ -11,7 +11,9 @@
  * verifies; so do the GPU's proofs with the B2 MSM on the CPU, with H's MSM by GLV (its table
  * kept with the resident key) and with the key streamed
  * from host memory in small chunks instead of resident. MSMs with the bases' precomputed
- * multiples (msm_mult.cuh) over device arrays, at 13- and 26-bit windows, G1 and G2. */
+ * multiples (msm_mult.cuh) over device arrays, at 13- and 26-bit windows, G1 and G2; and
+ * with a window's rounds run slice by slice (the context's setting a partition planned
+ * in slices makes: cuda_ctx_set_msm_slice_points), GLV and plain, G1 and G2. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,9 +130,12 @@ static void check_msms(bool quick)
     CHECK(gpu->msm_g1(gpu, &r, (const uint8_t *)pool1, bad, 3, false) == G16_ERR_BAD_ENCODING);
 }
 
-/* An MSM over device arrays with the bases' precomputed multiples for bits-bit windows
- * (cuda_msm_mult_table, msm_mult.cuh), G1 or G2, against the CPU. */
-static void check_mult_case(size_t n, int mix, int kind, unsigned bits, int group)
+/* An MSM over device arrays, G1 or G2, against the CPU: with the bases' precomputed
+ * multiples for mult_bits-bit windows (cuda_msm_mult_table, msm_mult.cuh) unless 0, and
+ * with the context's windows cut into slices of about slice_points digits
+ * (cuda_ctx_set_msm_slice_points, as a partition planned in slices sets it) unless 0. */
+static void check_device_case(size_t n, int mix, int kind, int group, unsigned mult_bits,
+                              uint32_t slice_points)
 {
     cuda_ctx *ctx = backend_cuda_ctx(gpu);
     size_t psize = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
@@ -150,38 +155,73 @@ static void check_mult_case(size_t n, int mix, int kind, unsigned bits, int grou
     bool same = false;
     if ((st = cuda_ctx_alloc(ctx, &db, (n ? n : 1) * psize)) ||
         (st = cuda_ctx_alloc(ctx, &ds, (n ? n : 1) * 32)) ||
-        (st = cuda_ctx_alloc(ctx, &dm, (n ? cuda_msm_mult_count(n, bits) : 1) * psize)) ||
+        (mult_bits && (st = cuda_ctx_alloc(ctx, &dm, (n ? cuda_msm_mult_count(n, mult_bits) : 1) * psize))) ||
         (st = cuda_ctx_upload(ctx, db, b, n * psize)) || (st = cuda_ctx_upload(ctx, ds, kb, n * 32)) ||
-        (st = cuda_msm_mult_table(ctx, group, dm, db, n, bits)))
+        (mult_bits && (st = cuda_msm_mult_table(ctx, group, dm, db, n, mult_bits))))
         goto out;
-    cuda_msm_mult mult = {dm, bits};
+    cuda_msm_mult mult = {dm, mult_bits};
+    cuda_ctx_set_msm_slice_points(ctx, slice_points);
     if (group == 1) {
         g1_jac_t want, got;
-        if ((st = backend_cuda_msm_g1(ctx, &got, &info, db, NULL, &mult, ds, n, false)) ||
+        if ((st = backend_cuda_msm_g1(ctx, &got, &info, db, NULL, mult_bits ? &mult : NULL, ds, n,
+                                      false)) ||
             (st = msm_g1(&want, b, kb, n)))
             goto out;
         same = g1_equal(&got, &want);
     } else {
         g2_jac_t want, got;
-        if ((st = backend_cuda_msm_g2(ctx, &got, &info, db, NULL, &mult, ds, n, false)) ||
+        if ((st = backend_cuda_msm_g2(ctx, &got, &info, db, NULL, mult_bits ? &mult : NULL, ds, n,
+                                      false)) ||
             (st = msm_g2(&want, b, kb, n)))
             goto out;
         same = g2_equal(&got, &want);
     }
 out:
+    cuda_ctx_set_msm_slice_points(ctx, 0);
     if (!CHECK(st == G16_OK))
-        printf("  G%d multiples n=%zu c=%u: %s\n", group, n, bits, g16_last_error());
+        printf("  G%d n=%zu multiples c=%u slices of %u: %s\n", group, n, mult_bits, slice_points,
+               g16_last_error());
     else if (!CHECK(same))
-        printf("  G%d multiples n=%zu c=%u mix %s bases %d differs\n", group, n, bits,
-               mix_names[mix], kind);
-    else /* the others went through the multiples */
+        printf("  G%d n=%zu multiples c=%u slices of %u mix %s bases %d differs\n", group, n,
+               mult_bits, slice_points, mix_names[mix], kind);
+    else if (mult_bits) /* the others went through the multiples */
         CHECK(info.mult || info.others == 0);
+    else if (slice_points) { /* and the windows through slices */
+        size_t digits = info.glv ? 2 * info.others : info.others;
+        if (!CHECK(info.affine_rounds == 0 || digits <= 2 * (size_t)slice_points || info.slices > 1))
+            printf("  G%d n=%zu: %zu digits a window went through %u slices of %u\n", group, n,
+                   digits, info.slices, slice_points);
+    }
     cuda_ctx_release(ctx, db);
     cuda_ctx_release(ctx, ds);
     cuda_ctx_release(ctx, dm);
     free(k);
     free(kb);
     free(b);
+}
+
+/* A window's rounds slice by slice (the context's setting, as a 2^27 partition's H MSM
+ * by GLV in slices): GLV and plain, running and split sums, G1 and G2, one bucket holding
+ * 90% of the digits (a slice longer than the rounds' buffers were made for), and more
+ * slices than the most a window takes (64: larger ones). */
+static void check_slices(void)
+{
+    setenv("G16_GPU_MSM_AFFINE", "1", 1);
+    const size_t sizes[] = {3, 100, 4097, (1 << 16) + 1};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int mix = 0; mix < MIX_COUNT; mix++) {
+            setenv("G16_GPU_MSM_GLV", (s + (size_t)mix) % 2 ? "1" : "0", 1);
+            setenv("G16_GPU_MSM_SPLIT", (s + (size_t)mix) % 3 ? "1" : "0", 1);
+            check_device_case(sizes[s], mix, (int)((s + (size_t)mix) % 4),
+                              sizes[s] <= 4097 && mix % 2 ? 2 : 1, 0, 1500);
+        }
+    unsetenv("G16_GPU_MSM_SPLIT");
+    unsetenv("G16_GPU_MSM_AFFINE");
+    setenv("G16_GPU_MSM_GLV", "1", 1);
+    check_device_case((1 << 20) + 3, MIX_RANDOM, 0, 1, 0, 1 << 19);
+    check_device_case(1 << 18, MIX_SAME, 1, 1, 0, 1 << 15);
+    check_device_case(1 << 16, MIX_EDGES, 2, 2, 0, 1 << 14);
+    unsetenv("G16_GPU_MSM_GLV");
 }
 
 /* Precomputed multiples (G16_GPU_MSM_MULT=1: at any size): 13-bit windows (10 of them)
@@ -197,12 +237,12 @@ static void check_mults(void)
             setenv("G16_GPU_MSM_SLICE_POINTS", "5000", 1);
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (int mix = 0; mix < MIX_COUNT; mix++)
-                check_mult_case(sizes[s], mix, (int)((s + (size_t)mix) % 4), 13,
-                                sizes[s] <= 4097 && mix % 2 == sliced ? 2 : 1);
+                check_device_case(sizes[s], mix, (int)((s + (size_t)mix) % 4),
+                                  sizes[s] <= 4097 && mix % 2 == sliced ? 2 : 1, 13, 0);
         unsetenv("G16_GPU_MSM_SLICE_POINTS");
     }
-    check_mult_case((1 << 20) + 3, MIX_RANDOM, 1, CUDA_MSM_MULT_BITS, 1);
-    check_mult_case((1 << 16) + 1, MIX_EDGES, 2, CUDA_MSM_MULT_BITS, 2);
+    check_device_case((1 << 20) + 3, MIX_RANDOM, 1, 1, CUDA_MSM_MULT_BITS, 0);
+    check_device_case((1 << 16) + 1, MIX_EDGES, 2, 2, CUDA_MSM_MULT_BITS, 0);
     unsetenv("G16_GPU_MSM_MULT");
     unsetenv("G16_GPU_MSM_AFFINE");
 }
@@ -278,8 +318,10 @@ static void check_partition(const char *name)
         backend_close(gpu_streamed);
     }
     /* H's MSM through GLV (backend.msm_glv, as the pipeline sets it when the budget
-     * allows; G16_GPU_MSM_GLV=1 so that these small MSMs take it too): its bases' table
-     * made once and kept with the resident key, the same proof. */
+     * allows; G16_GPU_MSM_GLV=1 and G16_GPU_MSM_AFFINE=1 so that these small MSMs take it
+     * too), its windows in ~4 slices (backend.msm_slice_digits, as the pipeline plans
+     * them for a 2^27 partition): its bases' table made once and kept with the resident
+     * key, the same proof. */
     groth16_proof p_glv;
     fr_t *in_glv = NULL;
     groth16_prove_options glv_opts = cpu_opts;
@@ -287,11 +329,14 @@ static void check_partition(const char *name)
     if (CHECK(backend_open(&gpu_glv, "cuda") == G16_OK)) {
         gpu_glv->key_placement = BACKEND_KEY_RESIDENT;
         gpu_glv->msm_glv = true;
+        gpu_glv->msm_slice_digits = key.domain_size / 2 + 1;
         backend_prove_options(gpu_glv, &glv_opts);
         cuda_ctx *ctx = backend_cuda_ctx(gpu_glv);
         size_t before = cuda_ctx_resident_bytes(ctx);
         setenv("G16_GPU_MSM_GLV", "1", 1);
+        setenv("G16_GPU_MSM_AFFINE", "1", 1);
         st = groth16_prove_zkey(&p_glv, &in_glv, NULL, &key, &wit, &glv_opts);
+        unsetenv("G16_GPU_MSM_AFFINE");
         unsetenv("G16_GPU_MSM_GLV");
         if (!CHECK(st == G16_OK))
             printf("  %s (GLV): %s\n", name, g16_last_error());
@@ -373,6 +418,8 @@ int main(void)
     unsetenv("G16_GPU_MSM_GLV");
     printf("precomputed multiples (G16_GPU_MSM_MULT=1)\n");
     check_mults();
+    printf("windows in slices (cuda_ctx_set_msm_slice_points)\n");
+    check_slices();
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};
     for (size_t i = 0; i < 4; i++)
         check_partition(fixtures[i]);

@@ -12,7 +12,8 @@
  * one or three windows a group, up to 16 pairs a thread, the inversion's levels (4 and
  * 16 values a thread) down to 4 values for the CPU; and with the windows reduced by split
  * sums (widths 2 to 13, then each window's sum comes back as its bucket 0), and with the
- * scalars split by the GLV endomorphism (glv.cuh; edge scalars t lambda + e as well); and
+ * scalars split by the GLV endomorphism (glv.cuh; edge scalars t lambda + e as well), and
+ * with a window's rounds run slice by slice (ba_slices, plain and GLV); and
  * the MSM with precomputed multiples of the bases (cuda_msm_mult_emulate, msm_mult.cuh),
  * its one set of buckets in one slice or many. The ones' sum (the same rounds over one bucket, cuda_msm_sum_emulate) is checked against
  * the CPU's additions on random lists. */
@@ -98,7 +99,9 @@ static const char *tuning_names[] = {
     "tail 3, three windows a group, K <= 16, wide levels, no prefetch",
     "split sums", "split sums, one window a group, K <= 64, levels", "GLV",
     "GLV, split sums, one window a group, K <= 64, levels",
-    "multiples, slices of 50 digits", "multiples, slices of n digits, K <= 64, levels"};
+    "multiples, slices of 50 digits", "multiples, slices of n digits, K <= 64, levels",
+    "windows in slices of 50 digits", "split sums, windows in slices of 50 digits",
+    "GLV, split sums, windows in slices of ~2n/3 digits, K <= 64, levels"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
@@ -119,6 +122,14 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
         tn.slice_points = 50;
     else if (t == 8) /* multiples: slices of ~n digits, K <= 64, levels */
         tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1)};
+    else if (t == 9) /* a window's rounds slice by slice (one window a group) */
+        tn.slice_points = 50;
+    else if (t == 10) {
+        tn.split = 1;
+        tn.slice_points = 50;
+    } else if (t == 11) /* GLV's 2 n digits a window in three slices */
+        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 1, 1,
+                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1)};
     return tn;
 }
 
@@ -279,6 +290,20 @@ int main(void)
                 CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
             }
     for (int t = 5; t < 7; t++)
+        for (int mix = 0; mix < MIX_COUNT; mix++)
+            CHECK_CASE(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4, t);
+    /* A window's rounds slice by slice (ba_slices: the rounds' buffers hold a slice of
+     * whole buckets), with running and split sums, with GLV in three slices; MIX_SAME puts
+     * 90% of the digits in one bucket, a slice longer than the buffers were made for (they
+     * grow). A wrong cut or slice offset changes the MSM. */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int t = 9; t < 12; t++)
+            for (int mix = 0; mix < MIX_COUNT; mix++) {
+                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
+                unsigned c = glv_widths[(s + (size_t)mix + (size_t)t) % 5];
+                CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
+            }
+    for (int t = 9; t < 12; t++)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_CASE(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4, t);
     /* Precomputed multiples (msm_mult.cuh): 2^(c w) P made by the device's code, every

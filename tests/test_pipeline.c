@@ -675,6 +675,52 @@ out:
 
 /* The GPU pipeline's device plan (the arithmetic only: no device needed). Units: budget
  * 100, key 50, a partition 20 with the key resident, 25 with it streamed, 2 workers. */
+/* H's GLV MSM in slices (pipeline_plan_glv_slices) for a key shaped like the 2^27
+ * partitions' (~29% of the wires in A and in B): each slice more shrinks the partition
+ * (the rounds' point buffers hold a slice), so the budget that holds the key, the table
+ * and two partitions of k slices gets k, and a byte less gets more slices, or none past
+ * the last. */
+static void test_glv_slices(void)
+{
+    static const uint64_t dummy_density[1];
+    groth16_prover_key pk;
+    memset(&pk, 0, sizeof pk);
+    pk.log2_domain = 27;
+    pk.domain_size = pk.n_vars = (size_t)1 << 27;
+    pk.n_public = 1;
+    pk.density_a = pk.density_b = dummy_density;
+    pk.n_a = pk.n_b = 38300000;
+    uint64_t key = backend_key_device_bytes(&pk), table = backend_glv_table_bytes(&pk);
+    uint64_t plain = backend_partition_device_bytes(&pk, false, false, 0), part[BACKEND_GLV_MAX_SLICES + 1];
+    CHECK(backend_glv_slice_digits(&pk, 1) == 0 && backend_glv_slice_digits(&pk, 2) == pk.domain_size &&
+          backend_glv_slice_digits(&pk, 3) == (2 * pk.domain_size + 2) / 3);
+    for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
+        part[k] = backend_partition_device_bytes(&pk, false, true, backend_glv_slice_digits(&pk, k));
+        if (k > 1)
+            CHECK(part[k] < part[k - 1]);
+    }
+    /* Whole GLV windows take more than the plain MSM; a slice's buffers bring it down. */
+    CHECK(part[1] > plain && part[BACKEND_GLV_MAX_SLICES] < part[1]);
+    for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
+        uint64_t budget = key + table + 2 * part[k], digits = 1;
+        pipeline_device_plan p;
+        CHECK(pipeline_plan_device(&p, budget, 0, key, plain, plain, 2, BACKEND_KEY_AUTO) &&
+              p.workers == 2);
+        unsigned got = pipeline_plan_glv_slices(&p, budget, 0, &pk, &digits);
+        if (!CHECK(got == k && digits == backend_glv_slice_digits(&pk, k) && p.reserved == budget))
+            printf("  budget for %u slices: got %u slices of %llu digits\n", k, got,
+                   (unsigned long long)digits);
+        if (!pipeline_plan_device(&p, budget - 1, 0, key, plain, plain, 2, BACKEND_KEY_AUTO))
+            continue;
+        uint64_t held = p.reserved;
+        got = pipeline_plan_glv_slices(&p, budget - 1, 0, &pk, &digits);
+        if (k < BACKEND_GLV_MAX_SLICES)
+            CHECK(got == k + 1 && digits == backend_glv_slice_digits(&pk, k + 1));
+        else
+            CHECK(got == 0 && digits == 0 && p.reserved == held);
+    }
+}
+
 static void test_device_plan(void)
 {
     pipeline_device_plan p;
@@ -712,6 +758,7 @@ static void test_device_plan(void)
     CHECK(pipeline_plan_device(&p, 100, 40, 50, 20, 25, 2, BACKEND_KEY_AUTO));
     CHECK(!pipeline_plan_glv(&p, 100, 40, 50, 4, 22));
     CHECK(p.placement == BACKEND_KEY_STREAMED && p.reserved == 50);
+    test_glv_slices();
 }
 
 int main(void)

@@ -117,31 +117,44 @@ static uint64_t msm_group_digits(uint64_t m)
 }
 
 uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
-                                        bool glv)
+                                        bool glv, uint64_t slice_digits)
 {
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     uint64_t na = pk->density_a ? pk->n_a : 0, nb = pk->density_b ? pk->n_b : 0;
     /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch
-     * (cuda_msm.cu, msm_batch_affine.cuh) for m scalars: canonical scalars (32 m), flags,
-     * prefix sums and index lists (20 m), sort keys and values (12 m); for a group of
-     * windows of g = max(m, min(16 m, 2^25)) digits, their sorted indices (4 g), the
-     * batch-affine rounds' two point buffers (3/4 g affine points: 72 g in G1, 144 g in
-     * G2) and the pairs' running products and indices (g / 2 pairs, at most 1 GiB: 28 g in
-     * G1, 52 g in G2); the buckets of every window (above 2^24 scalars 13 windows of 2^19
-     * XYZZ points: 1.25 GiB in G1, 2.5 GiB in G2; ~100 MiB below) and CUB scratch. H's MSM
-     * has n dense G1 scalars, the B2 MSM n_b G2 ones. (The XYZZ accumulation below 2^20
-     * scalars needs less: 4 W m sorted indices, no point buffers.) With GLV a window holds
-     * 2 n digits: the sort keys and values twice, the group's digits from 2 n (split
-     * sums' buffers for 4 windows of 2^21 affine buckets take about what the XYZZ
-     * buckets did). */
+     * (cuda_msm.cu, msm_batch_affine.cuh) for m scalars, of which a window holds d digits
+     * (m; 2 m with GLV): canonical scalars (32 m), flags, prefix sums and index lists (20
+     * m), sort keys and values (12 d) and CUB's sort scratch (8 d: its own copies of them);
+     * for a group of windows of g = max(d, min(16 d, 2^25)) digits, two sorted index lists
+     * (8 g: the next group's sorted beside this one's rounds); the batch-affine rounds' two
+     * point buffers for h = g digits, or h = slice_digits when a window is cut into slices
+     * of about that many (3/4 h affine points: 72 h in G1, 144 h in G2) and the pairs'
+     * running products and indices (h / 2 pairs, 28 h in G1, 52 h in G2, at most 1 GiB a
+     * chunk); the buckets of every window (above 2^24 scalars 13 windows of 2^19 XYZZ
+     * points: 1.25 GiB in G1, 2.5 GiB in G2; ~100 MiB below; split sums' affine buckets
+     * for 4 windows of 2^21 take less). H's MSM has n dense G1 scalars, the B2 MSM n_b G2
+     * ones. (The XYZZ accumulation below 2^20 scalars needs less: 4 W m sorted indices, no
+     * point buffers.) b and c go back to the pool before the MSMs (backend_cuda.c), and
+     * the canonical scalars, the same size, take one of their blocks: 32 n less. The other
+     * block serves smaller requests, whose sizes rarely match, so it is not counted off. */
     uint64_t m2 = pk->density_b ? pk->n_b : nv;
-    uint64_t hd = glv ? 2 * n : n;
-    uint64_t g1_msm = (32 + 20) * n + 12 * hd + (4 + 72 + 28) * msm_group_digits(hd) +
-                      ((uint64_t)(n > (1u << 24) ? 3 : 1) << 29);
-    uint64_t g2_msm = (32 + 20 + 12) * m2 + (4 + 144 + 52) * msm_group_digits(m2) +
-                      ((uint64_t)(m2 > (1u << 24) ? 6 : 1) << 29);
+    uint64_t hd = glv ? 2 * n : n, g1 = msm_group_digits(hd), g2 = msm_group_digits(m2);
+    uint64_t h1 = slice_digits && slice_digits < g1 ? slice_digits : g1;
+    uint64_t h2 = slice_digits && slice_digits < g2 ? slice_digits : g2;
+    const uint64_t chunk = (uint64_t)1 << 30;
+    uint64_t pairs1 = 28 * h1 < chunk ? 28 * h1 : chunk, pairs2 = 52 * h2 < chunk ? 52 * h2 : chunk;
+    uint64_t g1_msm = (32 + 20) * n + (12 + 8) * hd + 8 * g1 + 72 * h1 + pairs1 +
+                      ((uint64_t)(n > (1u << 24) ? 5 : 1) << 28) - 32 * n;
+    uint64_t g2_msm = (32 + 20 + 12 + 8) * m2 + 8 * g2 + 144 * h2 + pairs2 +
+                      ((uint64_t)(m2 > (1u << 24) ? 5 : 1) << 29);
     uint64_t bytes = (3 * n + nv + na + nb) * 32 + (g1_msm > g2_msm ? g1_msm : g2_msm);
     return bytes + (key_streamed ? 2 * BACKEND_STREAM_CHUNK_BYTES : 0);
+}
+
+uint64_t backend_glv_slice_digits(const groth16_prover_key *pk, unsigned slices)
+{
+    uint64_t d = 2 * (uint64_t)pk->domain_size;
+    return slices <= 1 ? 0 : (d + slices - 1) / slices;
 }
 
 uint64_t backend_glv_table_bytes(const groth16_prover_key *pk)

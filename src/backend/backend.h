@@ -56,10 +56,18 @@ void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND
  * device besides them: its vectors and the largest MSM's scratch, plus the two chunk
  * buffers when the key is streamed. Estimates for admission (pipeline.h). */
 uint64_t backend_key_device_bytes(const groth16_prover_key *pk);
+/* glv: H's MSM by GLV (backend.msm_glv); slice_digits: the MSMs' windows cut into slices
+ * of about that many digits (backend.msm_slice_digits; 0: whole windows). */
 uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
-                                        bool glv);
+                                        bool glv, uint64_t slice_digits);
 /* Device bytes of the H MSM's GLV table (held with a resident key; backend.msm_glv). */
 uint64_t backend_glv_table_bytes(const groth16_prover_key *pk);
+/* The digits a slice of H's GLV MSM holds when its windows (2 n digits) go through in
+ * `slices` slices (0 for one: whole windows); backend.msm_slice_digits. Each slice more
+ * costs a window its own rounds (~8 at 2^27, ~0.15 ms each), so the pipeline takes the
+ * fewest (up to BACKEND_GLV_MAX_SLICES) whose partition fits the device budget. */
+enum { BACKEND_GLV_MAX_SLICES = 4 };
+uint64_t backend_glv_slice_digits(const groth16_prover_key *pk, unsigned slices);
 
 /* A device's memory, for reports; the device-wide figures include other processes. */
 typedef struct backend_memory_s {
@@ -101,6 +109,10 @@ struct backend {
      * with glv). Off unless set before the first partition; the pipeline sets it when the
      * device budget holds both without costing a worker. */
     bool msm_glv;
+    /* With msm_glv: the MSMs cut windows of more digits than this into slices of about
+     * this many (backend_glv_slice_digits; 0: whole windows), so that the rounds' buffers
+     * fit the budget. Set with msm_glv. */
+    uint64_t msm_slice_digits;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

@@ -280,7 +280,8 @@ static bool key_streams(backend *be, const key_points *pts, size_t count,
     if (m.resident_bytes >= need)
         return false; /* resident already (cuda_ctx_resident finds the arrays) */
     uint64_t free_bytes = m.device_total - m.device_used + m.pool_bytes;
-    return need + backend_partition_device_bytes(pk, false, false) > free_bytes;
+    return need + backend_partition_device_bytes(pk, false, be->msm_glv, be->msm_slice_digits) >
+           free_bytes;
 }
 
 /* A device stage that just finished, into the timeline: the stage's span and its kernel
@@ -401,6 +402,8 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     const void *h_phi = NULL;
     if (be->msm_glv && !bs->streamed && (st = cuda_ctx_resident_phi(ctx, &h_phi, keys[KH].dev, 1)))
         goto out;
+    /* ... in slices when the budget planned them (backend.msm_slice_digits). */
+    cuda_ctx_set_msm_slice_points(ctx, h_phi ? be->msm_slice_digits : 0);
     if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);

@@ -79,6 +79,8 @@ struct pipeline {
     unsigned gpu_devices, workers_per_device;
     backend_key_placement key_placement; /* GPU: RESIDENT or STREAMED, chosen at create */
     bool msm_glv;                        /* GPU: H's MSM through GLV (pipeline_plan_glv) */
+    unsigned msm_slices;                 /* ... its windows in this many slices (1: whole) */
+    uint64_t msm_slice_digits;           /* ... of about this many digits (0: whole) */
     uint64_t device_reserved;            /* GPU: bytes per device it holds in the ledger */
     char description[1024];
     pthread_mutex_t lock;
@@ -537,6 +539,7 @@ static bool prover_open(worker *w)
         w->be->key_placement = pl->key_placement;
         w->be->key_upload_at_prepare = pl->cfg.release_key_host;
         w->be->msm_glv = pl->msm_glv;
+        w->be->msm_slice_digits = pl->msm_slice_digits;
         uint64_t span = trace_begin();
         st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
         if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
@@ -775,6 +778,22 @@ bool pipeline_plan_glv(pipeline_device_plan *plan, uint64_t budget, uint64_t res
     return true;
 }
 
+unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                                  const groth16_prover_key *pk, uint64_t *digits)
+{
+    *digits = 0;
+    for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
+        uint64_t d = backend_glv_slice_digits(pk, k);
+        if (pipeline_plan_glv(plan, budget, reserved, backend_key_device_bytes(pk),
+                              backend_glv_table_bytes(pk),
+                              backend_partition_device_bytes(pk, false, true, d))) {
+            *digits = d;
+            return k;
+        }
+    }
+    return 0;
+}
+
 /* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
 static g16_status choose_backend(pipeline *pl, unsigned *provers)
 {
@@ -823,16 +842,16 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
         pthread_mutex_lock(&g_device_lock);
         bool fits = pipeline_plan_device(&plan, budget, g_device_reserved,
                                          backend_key_device_bytes(pl->cfg.key),
-                                         backend_partition_device_bytes(pl->cfg.key, false, false),
-                                         backend_partition_device_bytes(pl->cfg.key, true, false),
+                                         backend_partition_device_bytes(pl->cfg.key, false, false, 0),
+                                         backend_partition_device_bytes(pl->cfg.key, true, false, 0),
                                          pl->cfg.gpu_workers ? pl->cfg.gpu_workers : 2,
                                          pl->key_placement);
-        /* H's MSM through GLV where its table and scratch cost no worker. */
-        pl->msm_glv = fits && pipeline_plan_glv(&plan, budget, g_device_reserved,
-                                                backend_key_device_bytes(pl->cfg.key),
-                                                backend_glv_table_bytes(pl->cfg.key),
-                                                backend_partition_device_bytes(pl->cfg.key,
-                                                                               false, true));
+        /* H's MSM through GLV where its table and scratch cost no worker: its windows in
+         * the fewest slices that fit (more slices, smaller point buffers, more rounds). */
+        pl->msm_slices = fits ? pipeline_plan_glv_slices(&plan, budget, g_device_reserved,
+                                                         pl->cfg.key, &pl->msm_slice_digits)
+                              : 0;
+        pl->msm_glv = pl->msm_slices > 0;
         if (fits) {
             g_device_reserved += plan.reserved;
             pl->device_reserved = plan.reserved;
@@ -1011,9 +1030,15 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
                 len += (size_t)snprintf(pl->description + len, sizeof pl->description - len,
                                         "%s%s", pl->workers[i].index ? "; " : "",
                                         pl->workers[i].be->description + 6 /* "cuda: " */);
-        if (len < sizeof pl->description)
-            snprintf(pl->description + len, sizeof pl->description - len, "; H's MSM %s",
-                     pl->msm_glv ? "by GLV" : "without GLV (budget)");
+        if (len < sizeof pl->description) {
+            char glv[64] = "without GLV (budget)";
+            if (pl->msm_glv && pl->msm_slices > 1)
+                snprintf(glv, sizeof glv, "by GLV, its windows in %u slices (budget)",
+                         pl->msm_slices);
+            else if (pl->msm_glv)
+                snprintf(glv, sizeof glv, "by GLV");
+            snprintf(pl->description + len, sizeof pl->description - len, "; H's MSM %s", glv);
+        }
     } else {
         snprintf(pl->description, sizeof pl->description, "cpu (%u threads), %u prover worker%s",
                  parallel_threads(), provers, provers == 1 ? "" : "s");
@@ -1039,7 +1064,8 @@ g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
     bool streamed = pl->key_placement == BACKEND_KEY_STREAMED;
     uint64_t device_need = (streamed ? 0 : backend_key_device_bytes(pk)) +
                            (pl->msm_glv ? backend_glv_table_bytes(pk) : 0) +
-                           backend_partition_device_bytes(pk, streamed, pl->msm_glv);
+                           backend_partition_device_bytes(pk, streamed, pl->msm_glv,
+                                                          pl->msm_slice_digits);
     if (pl->gpu && pl->device_reserved && device_need > pl->device_reserved)
         return status_fail(G16_ERR_OUT_OF_MEMORY,
                            "pipeline: job %d needs %llu device bytes (%s one partition), "

@@ -271,6 +271,12 @@ bool pipeline_plan_device(pipeline_device_plan *plan, uint64_t budget, uint64_t 
  * endomorphism is taken only where it costs no worker and no streaming. */
 bool pipeline_plan_glv(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
                        uint64_t key, uint64_t table, uint64_t part_glv);
+/* The same for key pk's H MSM in the fewest slices (1 .. BACKEND_GLV_MAX_SLICES: more
+ * slices, smaller point buffers, more rounds) whose partitions fit: their number (0: no
+ * GLV, plan unchanged) and, in *digits, what a slice holds (backend_glv_slice_digits: 0
+ * for whole windows). */
+unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                                  const groth16_prover_key *pk, uint64_t *digits);
 /* 3/4 of MemAvailable, or half the physical memory when that cannot be read. */
 uint64_t pipeline_default_host_budget(void);
 

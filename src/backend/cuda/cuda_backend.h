@@ -33,6 +33,13 @@ void cuda_ctx_free(cuda_ctx *ctx);
 /* "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)". */
 const char *cuda_ctx_describe(const cuda_ctx *ctx);
 int cuda_ctx_device(const cuda_ctx *ctx);
+/* The context's MSMs cut a window of more than `points` digits into slices of whole
+ * buckets of about that many digits, their rounds run slice by slice, so that the rounds'
+ * point buffers (72 bytes a digit in G1, 144 in G2) hold a slice rather than the window
+ * (msm_batch_affine.cuh, ba_slices): the GPU backend sets it when the device budget
+ * plans H's MSM by GLV in slices (backend.msm_slice_digits). 0 (the default): whole
+ * windows, unless G16_GPU_MSM_SLICE_POINTS sets a default. */
+void cuda_ctx_set_msm_slice_points(cuda_ctx *ctx, size_t points);
 
 /* The device copy of host[0..bytes): uploaded on first use, shared by the device's
  * contexts, and freed with the last context that used it. Entries are found by (host
@@ -56,6 +63,7 @@ typedef struct {
     bool split;                   /* bucket reduction by split sums, inside the accumulation */
     bool glv;                     /* the others' scalars split by the endomorphism (glv.cuh) */
     bool mult;                    /* through the bases' precomputed multiples (one window) */
+    unsigned slices;              /* a window's rounds in this many slices (0 or 1: whole) */
     double ms_upload;             /* scalars (and bases when not yet resident) */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */

@@ -51,6 +51,8 @@ struct cuda_ctx {
     /* Host ranges this context pinned in place (cuda_ctx_pin_host), unpinned with it. */
     const void *pinned[CUDA_MAX_RESIDENT];
     int n_pinned;
+    /* Digits above which an MSM's window goes through in slices (cuda_ctx_set_msm_slice_points). */
+    uint32_t msm_slice_points;
     /* The NTT's per-size twiddle tables (cuda_ntt.cu), freed with the context. */
     void *ntt_cache;
     void (*ntt_cache_free)(void *);
@@ -88,6 +90,14 @@ struct dev_buf {
         ctx = c;
         count = n;
         return cuda_pool_alloc(ctx, (void **)&p, n ? n * sizeof(T) : 1, what);
+    }
+    /* Back to the pool before the scope ends (work queued on the stream may still use it:
+     * the pool hands blocks out again in stream order). */
+    void release()
+    {
+        cuda_pool_release(ctx, p);
+        p = nullptr;
+        count = 0;
     }
 };
 

@@ -573,6 +573,15 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
     return G16_OK;
 }
 
+/* The rounds' knobs for an MSM on ctx: the defaults, with the context's slices. */
+ba_tuning msm_tuning(const cuda_ctx *ctx)
+{
+    ba_tuning tn = ba_tuning_default();
+    if (ctx->msm_slice_points)
+        tn.slice_points = ctx->msm_slice_points;
+    return tn;
+}
+
 template <class F>
 g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
                        unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
@@ -639,6 +648,12 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     CUDA_TRY(cuda_copy(ctx, &first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
     if (first_bad != 0xffffffffu)
         return status_fail(G16_ERR_BAD_ENCODING, "GPU MSM: scalar %u is not below r", first_bad);
+    /* The flags and prefix sums served the compaction alone: their blocks go back to the
+     * pool for the sort and the rounds (1.5 GiB at 2^27 scalars). */
+    flag_one.release();
+    flag_other.release();
+    pos.release();
+    temp.release();
     uint32_t ones = counts[0], m = counts[1];
     info->ones = ones;
     info->others = m;
@@ -688,7 +703,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     if (mult && mult->points && ba_use(m) && mult_use(m)) {
         /* 3 to 5 with the precomputed multiples (msm_mult.cuh): one shared window. */
         unsigned c = mult->window_bits;
-        const ba_tuning tn = ba_tuning_default();
+        const ba_tuning tn = msm_tuning(ctx);
         info->window_bits = c;
         info->windows = ba_mult_windows(c);
         info->glv = info->split = info->mult = true;
@@ -726,9 +741,12 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     info->glv = glv;
     /* With split sums (wide windows, ba_split_use) the rounds reduce each window too and
      * buckets[] holds the W window sums. */
-    const ba_tuning tn = ba_tuning_default();
+    const ba_tuning tn = msm_tuning(ctx);
     const bool split = affine && ba_split_use(c, tn);
     info->split = split;
+    const uint32_t window_digits = glv ? 2 * m : m;
+    if (affine && tn.slice_points && window_digits > tn.slice_points) /* as ba_accumulate */
+        info->slices = ba_slice_count(window_digits, tn.slice_points);
     const F *phi = (const F *)phi_dev;
     dev_buf<F> phi_own; /* GLV forced without the caller's table (tests): made here */
     if (glv) {

@@ -49,8 +49,9 @@
  * (cuda_msm_affine_emulate, cuda_msm_sum_emulate, test_cuda_msm_emu); ba_tuning's knobs
  * let small inputs reach every path there.
  *
- * Memory: two ping-pong point buffers (half and a quarter of the group's points, plus a
- * point per bucket for odd runs), a field element and 8 bytes per pair of a chunk, the
+ * Memory: two ping-pong point buffers (half and a quarter of the group's points, or of a
+ * slice's when a window is cut into slices of buckets (ba_slices, tn.slice_points), plus
+ * a point per bucket for odd runs), a field element and 8 bytes per pair of a chunk, the
  * group's sorted lists and bucket bounds. */
 #ifndef G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
 #define G16_BACKEND_CUDA_MSM_BATCH_AFFINE_CUH
@@ -81,7 +82,8 @@ struct ba_tuning {
     int sort_ahead;     /* the next group's digits sorted while this group's rounds run */
     int stored_norms;   /* G2: ba_denominators passes each pair's norm to ba_add */
     int split;          /* the bucket reduction by split sums: -1 by width, 0 or 1 */
-    uint32_t slice_points; /* with multiples, digits a slice holds (0: by memory, msm_mult.cuh) */
+    uint32_t slice_points; /* digits a slice of a window holds (0: whole windows; ba_slices);
+                            * with multiples, of the shared buckets (0: by memory, msm_mult.cuh) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -90,9 +92,10 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
  * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
  * G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
- * MSMs run in several groups), G16_GPU_MSM_SLICE_POINTS the same for a slice of the
- * shared buckets with precomputed multiples (msm_mult.cuh), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with
- * the rounds, G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
+ * MSMs run in several groups), G16_GPU_MSM_SLICE_POINTS the digits a slice of a window
+ * holds (windows with more are cut into slices of buckets; with precomputed multiples,
+ * the shared buckets: msm_mult.cuh; a context's setting, cuda_ctx_set_msm_slice_points,
+ * comes first), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with the rounds, G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
  * or on whatever the width (ba_split_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
@@ -1020,6 +1023,75 @@ struct ba_host_exec {
     g16_status settle() { return G16_OK; }
 };
 
+/* --- slices: a sorted list of digits cut into runs of whole buckets ------------------- */
+
+/* A window's digits (or, with precomputed multiples, every window's: msm_mult.cuh) go
+ * through the rounds slice by slice when the rounds' point buffers could not hold them
+ * all: slice k is buckets [b[k], b[k + 1]), its digits sorted[p[k] .. p[k + 1]), cut where
+ * the list's key at k T / S is, so that slices hold about T / S digits each (more when one
+ * bucket is long: a cut never splits a bucket). The rounds' buffers then hold the largest
+ * slice (most_points), not the list. */
+constexpr unsigned BA_MAX_SLICES = 64;
+struct ba_slices {
+    unsigned S;
+    uint32_t b[BA_MAX_SLICES + 1], p[BA_MAX_SLICES + 1];
+    uint32_t most_points, most_buckets;
+};
+
+/* Slices for T digits of at most about per_slice each (1 .. BA_MAX_SLICES). */
+unsigned ba_slice_count(uint32_t T, uint32_t per_slice)
+{
+    uint64_t S = ((uint64_t)T + per_slice - 1) / (per_slice ? per_slice : 1);
+    return S < 1 ? 1 : S > BA_MAX_SLICES ? BA_MAX_SLICES : (unsigned)S;
+}
+
+/* Cut t of S over the T sorted keys: the bucket at t T / S (0 for the first cut, nb, past
+ * the buckets, for the last; the zero digits' key nb is sorted last) into cut[t], and the
+ * first place whose key is at least that bucket into cut[S + 1 + t]. Keys are sorted, so
+ * the cuts come out in order. */
+struct ba_slice_cut {
+    uint32_t *cut;
+    const uint32_t *keys;
+    uint32_t T, S, nb;
+    G16_HD void operator()(uint32_t t) const
+    {
+        uint32_t b = t == 0 ? 0 : t == S ? nb : keys[(uint64_t)t * T / S];
+        b = b < nb ? b : nb;
+        uint32_t lo = 0, hi = T;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (keys[mid] < b)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        cut[t] = b;
+        cut[S + 1 + t] = lo;
+    }
+};
+
+/* The S slices whose cuts ba_slice_cut wrote at cut_dev, into *sl (one fetch, waited for). */
+template <class Exec>
+g16_status ba_slices_read(Exec &ex, ba_slices *sl, const uint32_t *cut_dev, unsigned S)
+{
+    uint32_t cut[2 * (BA_MAX_SLICES + 1)];
+    g16_status s;
+    if ((s = ex.fetch(cut, cut_dev, 2 * (S + 1) * sizeof(uint32_t))) || (s = ex.wait()))
+        return s;
+    sl->S = S;
+    sl->most_points = sl->most_buckets = 0;
+    for (unsigned k = 0; k <= S; k++) {
+        sl->b[k] = cut[k];
+        sl->p[k] = cut[S + 1 + k];
+        if (k == 0)
+            continue;
+        uint32_t pts = sl->p[k] - sl->p[k - 1], bks = sl->b[k] - sl->b[k - 1];
+        sl->most_points = pts > sl->most_points ? pts : sl->most_points;
+        sl->most_buckets = bks > sl->most_buckets ? bks : sl->most_buckets;
+    }
+    return G16_OK;
+}
+
 /* --- the batch inversion and the rounds, on either executor ---------------------------- */
 
 /* Values per thread in a level of batch_inverse over n values. */
@@ -1187,6 +1259,20 @@ struct ba_round_bufs {
             return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
         return G16_OK;
     }
+    /* Room for gm points in up to gnb buckets in the point buffers (a slice longer than
+     * the buffers were made for: one long bucket), the old buffers given back first. */
+    g16_status grow(Exec &ex, size_t gm, size_t gnb)
+    {
+        if (gm / 2 + gnb <= cap[0] && gm / 4 + gnb <= cap[1])
+            return G16_OK;
+        cap[0] = gm / 2 + gnb;
+        cap[1] = gm / 4 + gnb;
+        g16_status s;
+        if ((s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
+            (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")))
+            return s;
+        return G16_OK;
+    }
 };
 
 /* NB buckets whose runs [s_cur[b], e_cur[b]) index src's points, summed into buckets[b]
@@ -1266,6 +1352,21 @@ g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *
                                           m, nb, g * m})))
             return s;
     return G16_OK;
+}
+
+/* The same for one window sliced (ba_slices), its S slices' cuts into cut (2 (S + 1)
+ * values, ba_slice_cut) from its sorted keys before another sort reuses them. */
+template <class Exec>
+g16_status ba_sort_sliced(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *end,
+                          uint32_t *cut, unsigned S, uint32_t *keys_in, uint32_t *keys_out,
+                          uint32_t *vals_in, const scalar_d *canon, const uint32_t *idx_other,
+                          uint32_t m, uint32_t glv_m, unsigned c, unsigned w)
+{
+    g16_status s;
+    if ((s = ba_sort_group(ex, sorted, start, end, keys_in, keys_out, vals_in, canon, idx_other,
+                           m, glv_m, c, w, 1)))
+        return s;
+    return ex.run(S + 1, 32, ba_slice_cut{cut, keys_out, m, S, 1u << (c - 1)});
 }
 
 /* Settles the executor's side work on every path out of ba_accumulate: declared after
@@ -1365,9 +1466,13 @@ g16_status ba_split_reduce(Exec &ex, ba_round_bufs<F, Exec> &bf, ba_split_bufs<F
  * unused. With tn.sort_ahead and more than one group, the
  * next group's digits are sorted on the executor's side stream while this group's rounds
  * run (the sort is bound by memory, the rounds by products, and the rounds' host round
- * trips leave gaps), into the other of two sorted lists. *ms_sort gets the digits and
- * sorts' time (device) that the rounds wait for: every group's in line, the first
- * group's alone when sorting ahead; *rounds the rounds run, all groups together. */
+ * trips leave gaps), into the other of two sorted lists. With tn.slice_points below a
+ * window's digits, a group is one window and its rounds run slice by slice (ba_slices):
+ * the rounds' point buffers hold a slice, not the window (a 2^27 partition's H MSM with
+ * GLV beside two workers: backend_partition_device_bytes), for each slice's own rounds.
+ * *ms_sort gets the digits and sorts' time (device) that the rounds wait for: every
+ * group's in line, the first group's alone when sorting ahead; *rounds the rounds run,
+ * all groups and slices together. */
 template <class F, class Exec>
 g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
                          const affine_d<F> *bases, const F *phi_x, const scalar_d *canon,
@@ -1377,7 +1482,9 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
     /* With GLV (phi_x given) every other scalar is two digits a window. */
     const uint32_t glv_m = phi_x ? others : 0, m = phi_x ? 2 * others : others;
     uint32_t nb = 1u << (c - 1);
-    unsigned G = ba_group(m, W, tn);
+    const bool sliced = tn.slice_points && m > tn.slice_points;
+    const unsigned S = sliced ? ba_slice_count(m, tn.slice_points) : 1;
+    unsigned G = sliced ? 1 : ba_group(m, W, tn);
     size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
     const bool ahead = tn.sort_ahead && G < W, split = ba_split_use(c, tn);
     const unsigned R = split ? ba_split_batch(G, W) : 0;
@@ -1385,11 +1492,12 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
     if (split)
         tm.tail = 1; /* every bucket down to one affine point */
     g16_status s;
-    typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted[2], bounds[2];
+    typename Exec::template buf<uint32_t> keys_in, keys_out, vals_in, sorted[2], bounds[2], cuts[2];
     ba_round_bufs<F, Exec> bf;
     ba_split_bufs<F, Exec> sp;
-    /* The split sums' rounds take 2 R nb points in R (hl + hu) runs. */
-    size_t bf_points = gm, bf_runs = gnb;
+    /* The rounds' points: a group's, or a slice's (about m / S: a longer one grows them);
+     * the split sums' rounds take 2 R nb points in R (hl + hu) runs. */
+    size_t bf_points = sliced ? ((size_t)m + S - 1) / S : gm, bf_runs = gnb;
     if (split) {
         if ((s = sp.alloc(ex, c, R)))
             return s;
@@ -1400,11 +1508,22 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
         (s = ex.alloc(vals_in, m, "MSM sort values")) ||
         (s = ex.alloc(sorted[0], gm, "MSM sorted point indices")) ||
         (s = ex.alloc(bounds[0], 2 * gnb, "MSM bucket bounds")) ||
+        (sliced && (s = ex.alloc(cuts[0], 2 * (S + 1), "MSM slices"))) ||
         (ahead && (s = ex.alloc(sorted[1], gm, "MSM sorted point indices (next group)"))) ||
         (ahead && (s = ex.alloc(bounds[1], 2 * gnb, "MSM bucket bounds (next group)"))) ||
+        (ahead && sliced && (s = ex.alloc(cuts[1], 2 * (S + 1), "MSM slices (next group)"))) ||
         (s = bf.alloc(ex, bf_points, bf_runs, tn)) || (s = ex.prepare(m, c, bf_runs)))
         return s;
     ba_settle_guard<Exec> settle{ex};
+    /* A group's digits sorted by bucket, into slot `slot`'s lists (and cuts when sliced). */
+    auto sort_group = [&](int slot, unsigned w0, unsigned gw) -> g16_status {
+        uint32_t *st = bounds[slot].p;
+        if (sliced)
+            return ba_sort_sliced(ex, sorted[slot].p, st, st + gnb, cuts[slot].p, S, keys_in.p,
+                                  keys_out.p, vals_in.p, canon, idx_other, m, glv_m, c, w0);
+        return ba_sort_group(ex, sorted[slot].p, st, st + gnb, keys_in.p, keys_out.p, vals_in.p,
+                             canon, idx_other, m, glv_m, c, w0, gw);
+    };
     *ms_sort = 0;
     *rounds = 0;
     unsigned pending = 0; /* windows whose affine buckets wait for the split sums */
@@ -1414,30 +1533,39 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
         uint32_t *start = bounds[slot].p, *end = start + gnb;
         if (!ahead || k == 0) {
             /* In line, between the marks that give ms_sort. */
-            if ((s = ex.mark(0)) ||
-                (s = ba_sort_group(ex, sorted[slot].p, start, end, keys_in.p, keys_out.p, vals_in.p,
-                                   canon, idx_other, m, glv_m, c, w0, gw)) ||
-                (s = ex.mark(1)))
+            if ((s = ex.mark(0)) || (s = sort_group(slot, w0, gw)) || (s = ex.mark(1)))
                 return s;
         } else if ((s = ex.await(slot))) {
             return s;
         }
+        ba_slices sl;
+        sl.S = 1;
+        sl.b[0] = 0;
+        sl.b[1] = gw * nb;
+        if (sliced && ((s = ba_slices_read(ex, &sl, cuts[slot].p, S)) ||
+                       (s = bf.grow(ex, sl.most_points, gnb))))
+            return s;
         if (ahead && w0 + G < W) {
             /* The next group's sort, after the rounds before this group's (which used
              * the other slot) on the context's stream. */
             unsigned nw = W - (w0 + G) < G ? W - (w0 + G) : G;
-            uint32_t *ns = bounds[slot ^ 1].p;
-            if ((s = ex.fork()) ||
-                (s = ba_sort_group(ex, sorted[slot ^ 1].p, ns, ns + gnb, keys_in.p, keys_out.p,
-                                   vals_in.p, canon, idx_other, m, glv_m, c, w0 + G, nw)) ||
-                (s = ex.join(slot ^ 1)))
+            if ((s = ex.fork()) || (s = sort_group(slot ^ 1, w0 + G, nw)) || (s = ex.join(slot ^ 1)))
                 return s;
         }
-        if ((s = ba_rounds<F>(ex, bf, split ? nullptr : buckets + (size_t)w0 * nb,
-                              split ? sp.buckets.p + (size_t)pending * nb : nullptr,
-                              ba_source<F>::list(bases, sorted[slot].p, phi_x), start, end, gw * nb, tm,
-                              !ahead || k == 0 ? ms_sort : nullptr, rounds, w0)))
-            return s;
+        const ba_source<F> src = ba_source<F>::list(bases, sorted[slot].p, phi_x);
+        xyzz_d<F> *xyzz_out = split ? nullptr : buckets + (size_t)w0 * nb;
+        affine_d<F> *affine_out = split ? sp.buckets.p + (size_t)pending * nb : nullptr;
+        double *ms = !ahead || k == 0 ? ms_sort : nullptr; /* read by the first rounds */
+        for (unsigned q = 0; q < sl.S; q++) {
+            uint32_t b0 = sl.b[q], NB = sl.b[q + 1] - b0;
+            if (!NB)
+                continue;
+            if ((s = ba_rounds<F>(ex, bf, xyzz_out ? xyzz_out + b0 : nullptr,
+                                  affine_out ? affine_out + b0 : nullptr, src, start + b0, end + b0,
+                                  NB, tm, ms, rounds, w0)))
+                return s;
+            ms = nullptr;
+        }
         if (split) {
             pending += gw;
             unsigned next = W - (w0 + gw) < G ? W - (w0 + gw) : G;

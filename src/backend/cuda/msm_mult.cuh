@@ -124,31 +124,6 @@ g16_status ba_mult_table(Exec &ex, affine_d<F> *mult, const affine_d<F> *bases, 
 
 /* --- the accumulation ------------------------------------------------------------------- */
 
-/* Cut t of S over the T sorted keys: the bucket at t T / S (0 for the first cut, nb, past
- * the buckets, for the last; the zero digits' key nb is sorted last) into cut[t], and the
- * first place whose key is at least that bucket into cut[S + 1 + t]. Keys are sorted, so
- * the cuts come out in order. */
-struct ba_slice_cut {
-    uint32_t *cut;
-    const uint32_t *keys;
-    uint32_t T, S, nb;
-    G16_HD void operator()(uint32_t t) const
-    {
-        uint32_t b = t == 0 ? 0 : t == S ? nb : keys[(uint64_t)t * T / S];
-        b = b < nb ? b : nb;
-        uint32_t lo = 0, hi = T;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (keys[mid] < b)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        cut[t] = b;
-        cut[S + 1 + t] = lo;
-    }
-};
-
 /* Digits a slice holds: tn.slice_points, else what keeps the rounds' two point buffers
  * (3/4 of a slice's points) near 12 GiB. */
 template <class F>
@@ -157,39 +132,18 @@ uint32_t ba_slice_points(const ba_tuning &tn)
     return tn.slice_points ? tn.slice_points : (uint32_t)(((size_t)1 << 34) / sizeof(affine_d<F>));
 }
 
-/* The slices of a sorted list of T keys: slice k is buckets [b[k], b[k + 1]), its points
- * sorted[p[k] .. p[k + 1]); S of them, cut where the list's key at k T / S is. */
-constexpr unsigned BA_MAX_SLICES = 64;
-struct ba_slices {
-    unsigned S;
-    uint32_t b[BA_MAX_SLICES + 1], p[BA_MAX_SLICES + 1];
-    uint32_t most_points, most_buckets;
-};
-
+/* The slices of all the windows' T sorted keys (ba_slices), about per_slice digits each. */
 template <class Exec>
 g16_status ba_mult_slices(Exec &ex, ba_slices *sl, const uint32_t *keys, uint32_t T, uint32_t nb,
                           uint32_t per_slice)
 {
-    uint64_t S = ((uint64_t)T + per_slice - 1) / per_slice;
-    sl->S = S < 1 ? 1 : S > BA_MAX_SLICES ? BA_MAX_SLICES : (unsigned)S;
-    uint32_t cut[2 * (BA_MAX_SLICES + 1)];
     typename Exec::template buf<uint32_t> cut_dev;
+    unsigned S = ba_slice_count(T, per_slice);
     g16_status s;
-    if ((s = ex.alloc(cut_dev, 2 * (sl->S + 1), "MSM slices")) ||
-        (s = ex.run(sl->S + 1, 32, ba_slice_cut{cut_dev.p, keys, T, sl->S, nb})) ||
-        (s = ex.fetch(cut, cut_dev.p, 2 * (sl->S + 1) * sizeof(uint32_t))) || (s = ex.wait()))
+    if ((s = ex.alloc(cut_dev, 2 * (S + 1), "MSM slices")) ||
+        (s = ex.run(S + 1, 32, ba_slice_cut{cut_dev.p, keys, T, S, nb})))
         return s;
-    sl->most_points = sl->most_buckets = 0;
-    for (unsigned k = 0; k <= sl->S; k++) {
-        sl->b[k] = cut[k];
-        sl->p[k] = cut[sl->S + 1 + k];
-        if (k == 0)
-            continue;
-        uint32_t pts = sl->p[k] - sl->p[k - 1], bks = sl->b[k] - sl->b[k - 1];
-        sl->most_points = pts > sl->most_points ? pts : sl->most_points;
-        sl->most_buckets = bks > sl->most_buckets ? bks : sl->most_buckets;
-    }
-    return G16_OK;
+    return ba_slices_read(ex, sl, cut_dev.p, S);
 }
 
 /* Steps 3 to 5 of msm_windows (cuda_msm.cu) with precomputed multiples: *sum = the sum
