@@ -84,6 +84,7 @@ struct ba_tuning {
     int split;          /* the bucket reduction by split sums: -1 by width, 0 or 1 */
     uint32_t slice_points; /* digits a slice of a window holds (0: whole windows; ba_slices);
                             * with multiples, of the shared buckets (0: by memory, msm_mult.cuh) */
+    size_t chunk_bytes;    /* a chunk's running products and pair indices (ba_round_bufs) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -91,7 +92,8 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
  * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
- * G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
+ * G16_GPU_MSM_CHUNK_MIB the bytes of a chunk's running products and pair indices
+ * (default 1024), G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
  * MSMs run in several groups), G16_GPU_MSM_SLICE_POINTS the digits a slice of a window
  * holds (windows with more are cut into slices of buckets; with precomputed multiples,
  * the shared buckets: msm_mult.cuh; a context's setting, cuda_ctx_set_msm_slice_points,
@@ -113,7 +115,7 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, (size_t)1 << 30};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -134,6 +136,9 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_SLICE_POINTS");
     if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
         t.slice_points = (uint32_t)atol(env);
+    env = getenv("G16_GPU_MSM_CHUNK_MIB");
+    if (env && atol(env) >= 1 && atol(env) <= 65536)
+        t.chunk_bytes = (size_t)atol(env) << 20;
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
@@ -1227,8 +1232,9 @@ struct ba_round_bufs {
 
     g16_status alloc(Exec &ex, size_t gm, size_t gnb, const ba_tuning &tn)
     {
-        /* Pairs per chunk: their running products and indices stay within 1 GiB. */
-        size_t chunk = ((size_t)1 << 30) / (sizeof(D) + sizeof(uint2));
+        /* Pairs per chunk: their running products and indices stay within tn.chunk_bytes
+         * (each chunk pays its batch inversion's levels and a host round trip). */
+        size_t chunk = tn.chunk_bytes / (sizeof(D) + sizeof(uint2));
         chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
         if (chunk_pairs == 0)
             chunk_pairs = 1;
