@@ -402,8 +402,10 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     const void *h_phi = NULL;
     if (be->msm_glv && !bs->streamed && (st = cuda_ctx_resident_phi(ctx, &h_phi, keys[KH].dev, 1)))
         goto out;
-    /* ... in slices when the budget planned them (backend.msm_slice_digits). */
-    cuda_ctx_set_msm_slice_points(ctx, h_phi ? be->msm_slice_digits : 0);
+    /* The MSMs as the memory model counts them: H's in slices when the budget planned
+     * them (backend.msm_slice_digits), the others' windows whole. */
+    cuda_ctx_set_msm_slice_points(ctx, h_phi && be->msm_slice_digits ? be->msm_slice_digits
+                                                                     : SIZE_MAX);
     if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);

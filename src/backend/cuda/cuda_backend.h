@@ -33,12 +33,14 @@ void cuda_ctx_free(cuda_ctx *ctx);
 /* "NVIDIA H200 (sm_90, 132 SMs, 139.8 GiB)". */
 const char *cuda_ctx_describe(const cuda_ctx *ctx);
 int cuda_ctx_device(const cuda_ctx *ctx);
-/* The context's MSMs cut a window of more than `points` digits into slices of whole
- * buckets of about that many digits, their rounds run slice by slice, so that the rounds'
- * point buffers (72 bytes a digit in G1, 144 in G2) hold a slice rather than the window
- * (msm_batch_affine.cuh, ba_slices): the GPU backend sets it when the device budget
- * plans H's MSM by GLV in slices (backend.msm_slice_digits). 0 (the default): whole
- * windows, unless G16_GPU_MSM_SLICE_POINTS sets a default. */
+/* Plans the context's MSMs for a memory model (backend_partition_device_bytes): a window
+ * of more than `points` digits is cut into slices of whole buckets of about that many
+ * digits, their rounds run slice by slice, so that the rounds' point buffers (72 bytes a
+ * digit in G1, 144 in G2) hold a slice rather than the window (msm_batch_affine.cuh,
+ * ba_slices), and a round's pairs go in chunks of 1 GiB (BA_CHUNK_BYTES_PLANNED, not the
+ * default 4). The GPU backend sets it for every partition: the digits the device budget
+ * planned for H's MSM by GLV (backend.msm_slice_digits), else SIZE_MAX (whole windows).
+ * 0 (the default): not planned (G16_GPU_MSM_SLICE_POINTS may set slices). */
 void cuda_ctx_set_msm_slice_points(cuda_ctx *ctx, size_t points);
 
 /* The device copy of host[0..bytes): uploaded on first use, shared by the device's

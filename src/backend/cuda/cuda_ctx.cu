@@ -558,6 +558,7 @@ extern "C" g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot, double *ms)
 extern "C" void cuda_ctx_set_msm_slice_points(cuda_ctx *ctx, size_t points)
 {
     ctx->msm_slice_points = (uint32_t)(points < 0xffffffffu ? points : 0xffffffffu);
+    /* (UINT32_MAX: planned, whole windows: a window holds fewer than 2^31 digits.) */
 }
 
 extern "C" size_t cuda_ctx_resident_bytes(const cuda_ctx *ctx)

@@ -573,12 +573,15 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
     return G16_OK;
 }
 
-/* The rounds' knobs for an MSM on ctx: the defaults, with the context's slices. */
+/* The rounds' knobs for an MSM on ctx: the defaults, with the context's slices (and then
+ * the pairs' chunks the partition's memory model counts). */
 ba_tuning msm_tuning(const cuda_ctx *ctx)
 {
     ba_tuning tn = ba_tuning_default();
-    if (ctx->msm_slice_points)
+    if (ctx->msm_slice_points) {
         tn.slice_points = ctx->msm_slice_points;
+        tn.chunk_bytes = tn.chunk_bytes < BA_CHUNK_BYTES_PLANNED ? tn.chunk_bytes : BA_CHUNK_BYTES_PLANNED;
+    }
     return tn;
 }
 

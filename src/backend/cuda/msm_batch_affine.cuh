@@ -93,7 +93,7 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
  * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
  * G16_GPU_MSM_CHUNK_MIB the bytes of a chunk's running products and pair indices
- * (default 1024), G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
+ * (default 4096, BA_CHUNK_BYTES), G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
  * MSMs run in several groups), G16_GPU_MSM_SLICE_POINTS the digits a slice of a window
  * holds (windows with more are cut into slices of buckets; with precomputed multiples,
  * the shared buckets: msm_mult.cuh; a context's setting, cuda_ctx_set_msm_slice_points,
@@ -105,6 +105,14 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
  * 37; bench/NOTES.md). Run 40: 32 or 64 pairs a thread, G1's ba_denominators without its
  * prefetch, G2's in blocks of 64: all within 2% of these defaults. */
+/* A round's pairs go through in chunks whose running products and indices (56 bytes a
+ * pair) take at most this much: each chunk pays its batch inversion's levels (latency-
+ * bound chains) and a host round trip, ~0.3 ms. 4 GiB: G1 dense 2^26 375.2 -> 368.9 ms,
+ * 2^27 704.0 -> 692.7 against 1 GiB (run 63). A context whose MSMs are planned for
+ * memory (cuda_ctx_set_msm_slice_points) keeps BA_CHUNK_BYTES_PLANNED, which the
+ * partition's model counts (backend_partition_device_bytes). */
+constexpr size_t BA_CHUNK_BYTES = (size_t)4 << 30, BA_CHUNK_BYTES_PLANNED = (size_t)1 << 30;
+
 /* A 0|1 knob: *v from the variable when it is exactly "0" or "1", else left alone. */
 void ba_env_bit(const char *name, int *v)
 {
@@ -115,7 +123,7 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, (size_t)1 << 30};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
