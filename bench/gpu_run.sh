@@ -32,6 +32,7 @@
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
 #   ab         builds and settings side by side (AB_RUNS, AB_ARGS: see the step)
 #   test_cuda_ntt  test_cuda_ntt only
+#   test_cuda_pipeline  test_cuda_pipeline only (the pipeline's device plans and proofs)
 #   upload     test_cuda_probe only: a resident array's upload from pageable memory, plain
 #              and through pinned bounce buffers (G16_GPU_STAGED_UPLOAD), bytes and rates
 #   rates      bench_gpu_msm's arithmetic rates alone (products and point additions a second)
@@ -244,6 +245,11 @@ for step in "${steps[@]}"; do
   upload)
     run test_cuda_probe 120 build-gpu/test_cuda_probe
     grep -hE 'upload|differ|FAIL|checks' "$logs"/test_cuda_probe.txt | head -20 | sed 's/^/    /'
+    ;;
+  test_cuda_pipeline)
+    run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
+    grep -hE 'allocations|device peak|key streamed|cuda:|differ|FAIL|checks' \
+      "$logs"/test_cuda_pipeline.txt | head -20 | sed 's/^/    /'
     ;;
   test_cuda_ntt)
     run test_cuda_ntt 300 build-gpu/test_cuda_ntt
