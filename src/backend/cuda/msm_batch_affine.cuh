@@ -93,11 +93,13 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
  * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
  * G16_GPU_MSM_CHUNK_MIB the bytes of a chunk's running products and pair indices
- * (default 4096, BA_CHUNK_BYTES), G16_GPU_MSM_GROUP_POINTS the digits a group of windows holds (the tests make small
- * MSMs run in several groups), G16_GPU_MSM_SLICE_POINTS the digits a slice of a window
- * holds (windows with more are cut into slices of buckets; with precomputed multiples,
- * the shared buckets: msm_mult.cuh; a context's setting, cuda_ctx_set_msm_slice_points,
- * comes first), G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with the rounds, G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
+ * (default 4096, BA_CHUNK_BYTES), G16_GPU_MSM_GROUP_POINTS the digits a group of
+ * windows holds (the tests make small MSMs run in several groups),
+ * G16_GPU_MSM_SLICE_POINTS the digits a slice of a window holds (windows with more are
+ * cut into slices of buckets; with precomputed multiples, the shared buckets:
+ * msm_mult.cuh; a context's setting, cuda_ctx_set_msm_slice_points, comes first),
+ * G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with the rounds,
+ * G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
  * or on whatever the width (ba_split_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
