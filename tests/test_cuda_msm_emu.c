@@ -267,45 +267,30 @@ int main(void)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_CASE(g1, 1, pool1, (size_t)1000, 6u, mix, (t + mix) % 4, t);
     unsetenv("G16_GPU_MSM_SORT_AHEAD");
-    /* The windows reduced by split sums (the device's way from 21 bits up): windows of 2
-     * to 13 bits, the top one smaller than the rest for 6, 9 and 13; one window a group
-     * makes several groups wait for one reduction. */
-    const unsigned split_widths[] = {2, 4, 6, 9, 13};
+    /* At widths 2 to 13 (the top window smaller than the rest for 6, 9 and 13), tunings
+     * 3-4: the windows reduced by split sums (the device's way from 21 bits up), one
+     * window a group making several groups wait for one reduction; 5-6: GLV, the scalars
+     * split by the endomorphism, 2 n digits a window over the bases and phi of them (beta
+     * x from the table), with running sums and with split sums in groups of one window (a
+     * wrong beta, lambda or split changes the MSM); 9-11: a window's rounds slice by slice
+     * (ba_slices: the rounds' buffers hold a slice of whole buckets), with running and
+     * split sums, GLV in three slices, MIX_SAME putting 90% of the digits in one bucket,
+     * a slice longer than the buffers were made for (they grow; a wrong cut or slice
+     * offset changes the MSM). G2 runs the GLV and slice tunings. */
+    const unsigned wide_widths[] = {2, 4, 6, 9, 13};
+    const int wide_tunings[] = {3, 4, 5, 6, 9, 10, 11};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (int t = 3; t < 5; t++)
+        for (size_t wt = 0; wt < sizeof wide_tunings / sizeof wide_tunings[0]; wt++)
             for (int mix = 0; mix < MIX_COUNT; mix++) {
-                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
-                unsigned c = split_widths[(s + (size_t)mix + (size_t)t) % 5];
+                int t = wide_tunings[wt], kind = (int)((s + (size_t)t + (size_t)mix) % 4);
+                unsigned c = wide_widths[(s + (size_t)mix + (size_t)t) % 5];
                 CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
             }
-    /* GLV: the scalars split by the endomorphism, 2 n digits a window over the bases and
-     * phi of them (beta x from the table), at widths 2 to 13, with running sums and with
-     * split sums in groups of one window. A wrong beta, lambda or split changes the MSM. */
-    const unsigned glv_widths[] = {2, 4, 6, 9, 13};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (int t = 5; t < 7; t++)
-            for (int mix = 0; mix < MIX_COUNT; mix++) {
-                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
-                unsigned c = glv_widths[(s + (size_t)mix + (size_t)t) % 5];
-                CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
-            }
-    for (int t = 5; t < 7; t++)
-        for (int mix = 0; mix < MIX_COUNT; mix++)
+    for (size_t wt = 2; wt < sizeof wide_tunings / sizeof wide_tunings[0]; wt++)
+        for (int mix = 0; mix < MIX_COUNT; mix++) {
+            int t = wide_tunings[wt];
             CHECK_CASE(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4, t);
-    /* A window's rounds slice by slice (ba_slices: the rounds' buffers hold a slice of
-     * whole buckets), with running and split sums, with GLV in three slices; MIX_SAME puts
-     * 90% of the digits in one bucket, a slice longer than the buffers were made for (they
-     * grow). A wrong cut or slice offset changes the MSM. */
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (int t = 9; t < 12; t++)
-            for (int mix = 0; mix < MIX_COUNT; mix++) {
-                int kind = (int)((s + (size_t)t + (size_t)mix) % 4);
-                unsigned c = glv_widths[(s + (size_t)mix + (size_t)t) % 5];
-                CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
-            }
-    for (int t = 9; t < 12; t++)
-        for (int mix = 0; mix < MIX_COUNT; mix++)
-            CHECK_CASE(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4, t);
+        }
     /* Precomputed multiples (msm_mult.cuh): 2^(c w) P made by the device's code, every
      * window's digits of the GLV halves in one set of buckets, cut into one slice, many
      * (~50 digits each, 64 at most) or ~n digits each, then split sums over the buckets.
