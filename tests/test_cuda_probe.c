@@ -43,6 +43,56 @@ static void check_resident_upload(size_t bytes, bool staged)
     free(host);
     free(back);
 }
+
+/* A pool after an allocation failed for memory (cuda_ctx.cu's shedding): an operation
+ * takes two blocks of 40% of the free device memory, fails on a third, and releases the
+ * two as it unwinds; a smaller operation after it then needs three blocks of 28%. Kept
+ * free, the two large blocks would serve the first two requests and leave ~15% for the
+ * third; shed, all three fit. Afterwards blocks are reused again (no new cudaMalloc). */
+static void check_pool_after_out_of_memory(void)
+{
+    cuda_ctx *ctx = NULL;
+    if (!CHECK(cuda_ctx_create(&ctx, 0) == G16_OK))
+        return;
+    cuda_memory_info mi;
+    cuda_ctx_sample_memory(ctx, &mi);
+    size_t free_bytes = mi.device_total - mi.device_used, mib = (size_t)1 << 20;
+    size_t big = free_bytes / 10 * 4 / mib * mib, small = free_bytes / 100 * 28 / mib * mib;
+    void *a[3] = {NULL, NULL, NULL}, *b[3] = {NULL, NULL, NULL};
+    CHECK(cuda_ctx_alloc(ctx, &a[0], big) == G16_OK);
+    CHECK(cuda_ctx_alloc(ctx, &a[1], big) == G16_OK);
+    g16_status st = cuda_ctx_alloc(ctx, &a[2], big);
+    CHECK(st == G16_ERR_OUT_OF_MEMORY && a[2] == NULL);
+    CHECK(strstr(g16_last_error(), "out of device memory") != NULL);
+    printf("pool: a third block of %.1f GiB with %.1f GiB free: %s\n", big / 1073741824.0,
+           free_bytes / 1073741824.0, g16_last_error());
+    cuda_ctx_release(ctx, a[0]);
+    cuda_ctx_release(ctx, a[1]);
+    int got = 0;
+    for (int i = 0; i < 3; i++) {
+        st = cuda_ctx_alloc(ctx, &b[i], small);
+        got += st == G16_OK;
+        if (st != G16_OK)
+            printf("pool: block %d of %.1f GiB after the failure: %s\n", i,
+                   small / 1073741824.0, g16_last_error());
+    }
+    CHECK(got == 3);
+    cuda_ctx_sample_memory(ctx, &mi);
+    printf("pool: %d of 3 blocks of %.1f GiB after the failure; the pool holds %.1f GiB\n", got,
+           small / 1073741824.0, mi.pool_bytes / 1073741824.0);
+    CHECK(mi.pool_bytes < 3 * small + 3 * small / 8);
+    /* Shedding ended with the first allocation that succeeded: a released block stays. */
+    unsigned long long m0, f0, t0, m1, f1, t1;
+    cuda_alloc_counts(&m0, &f0, &t0);
+    cuda_ctx_release(ctx, b[0]);
+    b[0] = NULL;
+    CHECK(cuda_ctx_alloc(ctx, &b[0], small) == G16_OK);
+    cuda_alloc_counts(&m1, &f1, &t1);
+    CHECK(m1 == m0 && f1 == f0);
+    for (int i = 0; i < 3; i++)
+        cuda_ctx_release(ctx, b[i]);
+    cuda_ctx_free(ctx);
+}
 #endif
 
 int main(void)
@@ -67,6 +117,7 @@ int main(void)
         check_resident_upload((size_t)1 << 20 | 12345, staged);
         check_resident_upload(((size_t)4 << 30) + 4096 + 7, staged);
     }
+    check_pool_after_out_of_memory();
     return test_finish();
 #endif
 }

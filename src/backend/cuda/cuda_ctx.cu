@@ -95,6 +95,7 @@ g16_status cuda_pool_alloc(cuda_ctx *ctx, void **dev, size_t bytes, const char *
     }
     if (best >= 0) {
         ctx->pool[best].used = true;
+        ctx->pool_shedding = false;
         *dev = ctx->pool[best].p;
         return G16_OK;
     }
@@ -110,11 +111,14 @@ g16_status cuda_pool_alloc(cuda_ctx *ctx, void **dev, size_t bytes, const char *
     if (st == G16_ERR_OUT_OF_MEMORY) {
         pool_trim(ctx);
         st = cuda_alloc_bytes(ctx, dev, bytes, what);
+        if (st == G16_ERR_OUT_OF_MEMORY)
+            ctx->pool_shedding = true;
     }
     if (st)
         return st;
     ctx->pool[ctx->pool_blocks++] = cuda_pool_block{*dev, bytes, true};
     ctx->pool_bytes += bytes;
+    ctx->pool_shedding = false;
     return G16_OK;
 }
 
@@ -125,10 +129,18 @@ void cuda_pool_release(cuda_ctx *ctx, void *dev)
     if (ctx)
         for (int i = 0; i < ctx->pool_blocks; i++)
             if (ctx->pool[i].p == dev) {
-                ctx->pool[i].used = false;
-                return;
+                if (!ctx->pool_shedding) {
+                    ctx->pool[i].used = false;
+                    return;
+                }
+                /* After the queued work that may still read it (as pool_trim). */
+                cudaStreamSynchronize(ctx->stream);
+                ctx->pool_bytes -= ctx->pool[i].bytes;
+                ctx->pool[i] = ctx->pool[--ctx->pool_blocks];
+                g_trims++;
+                break;
             }
-    cuda_free_bytes(dev); /* not from a pool */
+    cuda_free_bytes(dev); /* shed, or not from a pool */
 }
 
 /* --- what the contexts of a device share -------------------------------------------------- */

@@ -41,6 +41,7 @@ struct cuda_ctx {
     cuda_pool_block *pool;
     int pool_blocks, pool_cap;
     size_t pool_bytes;       /* held by the pool, used or not */
+    bool pool_shedding;      /* an allocation failed for memory: releases free (cuda_pool_alloc) */
     size_t peak_device_used; /* device-wide used bytes, sampled (cuda_ctx_sample_memory) */
     /* Timing events, reused by every operation. */
     cudaEvent_t ev[8];
@@ -69,7 +70,11 @@ void cuda_free_bytes(void *dev);
  * sizes differ a little reuse the same blocks), else a new one. Blocks are reused in the
  * context's stream order, which is why a released block may be handed out again while
  * kernels that used it are still queued. When the device is full, the pool's free blocks
- * are given back to CUDA and the allocation is tried again (a trim: counted). */
+ * are given back to CUDA and the allocation is tried again (a trim: counted). When that
+ * fails too, the pool sheds: the blocks released until the next successful allocation
+ * (the failed operation's, as it unwinds) go back to CUDA instead of staying free, so
+ * that a smaller operation after it does not take those large blocks for its small
+ * arrays and run out of memory beside them. */
 g16_status cuda_pool_alloc(cuda_ctx *ctx, void **dev, size_t bytes, const char *what);
 void cuda_pool_release(cuda_ctx *ctx, void *dev);
 
