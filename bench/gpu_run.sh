@@ -34,7 +34,8 @@
 #   test_cuda_ntt  test_cuda_ntt only
 #   test_cuda_pipeline  test_cuda_pipeline only (the pipeline's device plans and proofs)
 #   upload     test_cuda_probe only: a resident array's upload from pageable memory, plain
-#              and through pinned bounce buffers (G16_GPU_STAGED_UPLOAD), bytes and rates
+#              and through pinned bounce buffers (G16_GPU_STAGED_UPLOAD), bytes and rates;
+#              the pool after an allocation failed for memory
 #   rates      bench_gpu_msm's arithmetic rates alone (products and point additions a second)
 #   g2         bench_gpu_msm's G2 MSMs 2^24 and 2^26 and the arithmetic rates
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
@@ -52,6 +53,7 @@
 #   chain-stalls  the same for the register-resident chain of Fp products (the ceiling
 #              the pair kernels are measured against)
 #   sass       the SASS instruction mix of G1's pair kernels (cuobjdump)
+#   ntt-sass   the SASS instruction count and mix of the NTT's pass kernels, both butterflies
 #   prefetch   G1's MSMs 2^24-2^27 with and without the pair kernels' prefetch
 #              (PREFETCH_VALUES="0": the variant without it alone)
 #   windows    the MSM's window width forced (G16_GPU_MSM_WINDOW) for dense G1 at 2^20,
@@ -244,7 +246,7 @@ for step in "${steps[@]}"; do
     ;;
   upload)
     run test_cuda_probe 120 build-gpu/test_cuda_probe
-    grep -hE 'upload|differ|FAIL|checks' "$logs"/test_cuda_probe.txt | head -20 | sed 's/^/    /'
+    grep -hE 'upload|pool|differ|FAIL|checks' "$logs"/test_cuda_probe.txt | head -20 | sed 's/^/    /'
     ;;
   test_cuda_pipeline)
     run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
@@ -345,6 +347,19 @@ for step in "${steps[@]}"; do
         sort | uniq -c | sort -rn | head -12 | awk '{ printf "%s %s, ", $2, $1 }')"
     done
     row sass "done" ;;
+  ntt-sass)
+    # The SASS of the NTT's pass kernels (the carried bench_gpu_ntt's fatbin): instructions
+    # a kernel and the mix, for each butterfly kind (LAZY: values below 2p, field.cuh).
+    cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+    "$cuobj" -sass build-gpu/bench_gpu_ntt >"$logs/ntt.sass" 2>&1
+    for k in k_ntt_passILb1ELb0ELb1E k_ntt_passILb1ELb0ELb0E k_ntt_passILb0ELb1ELb1E \
+             k_ntt_passILb0ELb1ELb0E; do
+      ops=$(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
+        grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*' | awk '{ print $NF }')
+      echo "    $k: $(echo "$ops" | wc -l) instructions; $(echo "$ops" | sort | uniq -c |
+        sort -rn | head -10 | awk '{ printf "%s %s, ", $2, $1 }')"
+    done
+    row ntt-sass "done" ;;
   prefetch)
     # G1's pair kernels without their prefetch (G16_GPU_MSM_PREFETCH=0: 126 registers and 16
     # warps an SM for ba_add instead of 168 and 12), against the default in the same call.

@@ -1,7 +1,8 @@
 /* The GPU NTT and H computation against the CPU's (ntt.h, h_poly.h): every transform kind
  * and both H conventions, byte for byte, on seeded random inputs at sizes 2^0 .. 2^22 and
  * H at 2^24; h as a separate (poisoned) buffer and as an alias of a, b or c, with a, b, c
- * compared afterwards too; and the argument errors.
+ * compared afterwards too; all zeros, all ones and all p - 1; the butterflies with their
+ * values below 2p (the default) and below p (G16_GPU_NTT_LAZY=0); and the argument errors.
  *
  * Skipped (exit 77) in builds without CUDA and on machines without a GPU. The same file,
  * compiled by test_cuda_ntt_emu.c with TEST_CUDA_NTT_EMULATE, runs the kernels' code on
@@ -30,6 +31,8 @@ static cuda_ctx *g_ctx;
 #endif
 /* The emulation's pass plan (0, 0: the GPU's). */
 static unsigned g_kmax, g_tile;
+/* The butterflies' values below 2p (the default) or below p (G16_GPU_NTT_LAZY=0). */
+static bool g_lazy = true;
 
 
 /* Compares whole vectors; reports the first differing index once. */
@@ -39,8 +42,9 @@ static bool same(const fr_t *got, const fr_t *want, size_t n, const char *what, 
     while (i < n && memcmp(&got[i], &want[i], sizeof(fr_t)) == 0)
         i++;
     char msg[200];
-    snprintf(msg, sizeof msg, "%s at 2^%u (plan %u/%u): equal (first difference at index %zu)",
-             what, log2n, g_kmax, g_tile, i);
+    snprintf(msg, sizeof msg,
+             "%s at 2^%u (plan %u/%u, %s): equal (first difference at index %zu)", what, log2n,
+             g_kmax, g_tile, g_lazy ? "lazy" : "reduced", i);
     return test_check(i == n, msg, __FILE__, __LINE__);
 }
 
@@ -165,6 +169,13 @@ static void check_size(unsigned log2n, bool all_kinds, bool thorough)
         for (size_t i = 0; i < n; i++)
             x[i] = one;
         check_kind(d, CUDA_NTT_COSET_INVERSE, x, &shift, &scale, want, got);
+        /* All p - 1: the lazy butterflies' sums and differences near 2p and 4p. */
+        fr_t minus_one;
+        fr_neg(&minus_one, &one);
+        for (size_t i = 0; i < n; i++)
+            x[i] = minus_one;
+        check_kind(d, CUDA_NTT_FORWARD, x, NULL, NULL, want, got);
+        check_kind(d, CUDA_NTT_INVERSE, x, NULL, NULL, want, got);
     }
     free(x), free(want), free(got);
     for (int convention = 0; convention < 2; convention++) {
@@ -197,21 +208,26 @@ int main(void)
     test_skip("this build has no CUDA backend");
 #else
 #if TEST_CUDA_NTT_EMULATE
-    /* The GPU's plan: one pass up to 2^10, two up to 2^20 (2^18: the tiles of 2^27). */
-    static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13};
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        check_size(sizes[i], true, true);
-    check_size(17, true, false);
-    check_size(18, false, false);
-    /* Tiny plans: many passes, tiles of one group and of many, inner runs shorter and
-     * longer than the tile. */
-    static const unsigned plans[][2] = {{1, 1}, {1, 3}, {2, 2}, {2, 5}, {3, 4}, {4, 6}};
-    for (size_t p = 0; p < sizeof plans / sizeof *plans; p++) {
-        g_kmax = plans[p][0], g_tile = plans[p][1];
-        for (unsigned log2n = 1; log2n <= 11; log2n += 2)
-            check_size(log2n, true, false);
+    /* Both butterflies: values below 2p (the default), then below p. */
+    for (int lazy = 1; lazy >= 0; lazy--) {
+        g_lazy = lazy;
+        setenv("G16_GPU_NTT_LAZY", lazy ? "1" : "0", 1);
+        /* The GPU's plan: one pass up to 2^10, two up to 2^20 (2^18: the tiles of 2^27). */
+        static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13};
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            check_size(sizes[i], true, true);
+        check_size(17, true, false);
+        check_size(18, false, false);
+        /* Tiny plans: many passes, tiles of one group and of many, inner runs shorter and
+         * longer than the tile. */
+        static const unsigned plans[][2] = {{1, 1}, {1, 3}, {2, 2}, {2, 5}, {3, 4}, {4, 6}};
+        for (size_t p = 0; p < sizeof plans / sizeof *plans; p++) {
+            g_kmax = plans[p][0], g_tile = plans[p][1];
+            for (unsigned log2n = 1; log2n <= 11; log2n += 2)
+                check_size(log2n, true, false);
+        }
+        g_kmax = g_tile = 0;
     }
-    g_kmax = g_tile = 0;
     check_errors();
 #else
     g16_status st = cuda_ctx_create(&g_ctx, 0);
@@ -222,12 +238,16 @@ int main(void)
         return test_finish();
     }
     printf("device: %s\n", cuda_ctx_describe(g_ctx));
-    static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 17, 20};
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        check_size(sizes[i], true, sizes[i] <= 13);
-    check_size(21, true, false);
-    check_size(22, true, false);
-    check_size(24, false, false);
+    for (int lazy = 1; lazy >= 0; lazy--) {
+        g_lazy = lazy;
+        setenv("G16_GPU_NTT_LAZY", lazy ? "1" : "0", 1);
+        static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 17, 20};
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            check_size(sizes[i], true, sizes[i] <= 13);
+        check_size(21, true, false);
+        check_size(22, true, false);
+        check_size(24, false, false);
+    }
     check_errors();
     cuda_ctx_free(g_ctx);
 #endif

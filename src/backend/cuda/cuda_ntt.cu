@@ -20,6 +20,10 @@
  *   w^-e = -w^(n/2 - e), the sign folded into the butterfly. No twiddle products are
  *   computed on the fly: a butterfly costs exactly one Montgomery product (none in the
  *   stage b = 0, where every twiddle is 1).
+ * - Lazy reduction: between a transform's first load and its last store the values stay
+ *   below 2p rather than p (field.cuh's lazy_add, lazy_sub, lazy_mul), which saves each
+ *   product's final subtraction; the last pass's stores reduce them. G16_GPU_NTT_LAZY=0
+ *   keeps them below p (the tests run both).
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^14 entries each at most, built on the device per call),
@@ -152,11 +156,13 @@ struct factor_desc {
 
 G16_HD fr_d apply_factor(const factor_desc &f, const fr_d &v, uint32_t pos, unsigned L)
 {
+    /* The factor is the product's first operand (below p), so v may be a lazy value
+     * (below 2p); the result is below p either way. */
     if (f.mode == 1)
-        return v * f.c;
+        return f.c * v;
     uint32_t j = f.rev ? bitrev(pos, L) : pos;
     fr_d t = ldg_fr(f.lo + (j & ((1u << f.lo_bits) - 1))) * ldg_fr(f.hi + (j >> f.lo_bits));
-    return v * t;
+    return t * v;
 }
 
 /* One pass: the stages of index bits [lo, lo + k) of a transform of 2^L elements.
@@ -168,6 +174,7 @@ struct ntt_pass {
     fr_d *x;
     const fr_d *tw; /* tw[e] = w^e, 0 <= e <= n/2 */
     unsigned L, lo, k, g, ilo;
+    bool last;        /* the transform's last pass: its stores are reduced below p */
     factor_desc pre;  /* applied to the loads (first pass) */
     factor_desc post; /* applied to the stores (last pass) */
     /* Last pass of H: also h = fa * fb - x at every position (x is stored too). */
@@ -199,8 +206,29 @@ G16_HD void pass_load(const ntt_pass &p, uint32_t *sm, uint32_t q0, uint32_t u)
 /* Phase 2 (one per stage st < k): butterfly j < count / 2. DIF butterflies: (a, b) ->
  * (a + b, (a - b) w); DIT: (a, b) -> (a + b w, a - b w), w = w_2h^(i mod h) for the
  * half-size h = 2^b. INV uses w^-1 = the table read backwards with a sign:
- * w^-e = -tw[n/2 - e]. */
-template <bool DIT, bool INV>
+ * w^-e = -tw[n/2 - e]. LAZY: the values between the first load and the last store stay
+ * below 2p, not p (field.cuh's lazy_add, lazy_sub, lazy_mul: the product's final
+ * subtraction saved, ~4% of a butterfly's instructions); the last pass's stores reduce
+ * them (pass_store). */
+template <bool LAZY>
+G16_HD fr_d bfly_add(const fr_d &a, const fr_d &b)
+{
+    return LAZY ? lazy_add(a, b) : a + b;
+}
+
+template <bool LAZY>
+G16_HD fr_d bfly_sub(const fr_d &a, const fr_d &b)
+{
+    return LAZY ? lazy_sub(a, b) : a - b;
+}
+
+template <bool LAZY>
+G16_HD fr_d bfly_mul(const fr_d &w, const fr_d &x)
+{
+    return LAZY ? lazy_mul(w, x) : w * x;
+}
+
+template <bool DIT, bool INV, bool LAZY>
 G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st, uint32_t j)
 {
     const uint32_t count = 1u << (p.k + p.g);
@@ -213,8 +241,8 @@ G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st
     fr_d y0, y1;
     if (b == 0) {
         /* Every twiddle is 1 (w^0, and -tw[n/2] = 1 for the inverse). */
-        y0 = x0 + x1;
-        y1 = x0 - x1;
+        y0 = bfly_add<LAZY>(x0, x1);
+        y1 = bfly_sub<LAZY>(x0, x1);
     } else {
         /* i mod 2^b: the pass bits below d, above the inner bits of the group. */
         uint32_t m = (s0 >> p.ilo) & ((1u << p.k) - 1);
@@ -223,19 +251,21 @@ G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st
         uint32_t e = (((m & ((1u << d) - 1)) << p.lo) | inner) << (p.L - 1 - b);
         fr_d w = ldg_fr(p.tw + (INV ? (1u << (p.L - 1)) - e : e));
         if (DIT) {
-            fr_d t = x1 * w;
-            y0 = INV ? x0 - t : x0 + t;
-            y1 = INV ? x0 + t : x0 - t;
+            fr_d t = bfly_mul<LAZY>(w, x1);
+            y0 = INV ? bfly_sub<LAZY>(x0, t) : bfly_add<LAZY>(x0, t);
+            y1 = INV ? bfly_add<LAZY>(x0, t) : bfly_sub<LAZY>(x0, t);
         } else {
-            y0 = x0 + x1;
-            y1 = (INV ? x1 - x0 : x0 - x1) * w;
+            y0 = bfly_add<LAZY>(x0, x1);
+            y1 = bfly_mul<LAZY>(w, INV ? bfly_sub<LAZY>(x1, x0) : bfly_sub<LAZY>(x0, x1));
         }
     }
     st_sm(sm, count, s0, y0);
     st_sm(sm, count, s1, y1);
 }
 
-/* Phase 3: slot u back to memory (times the post factor; and h = a b - x for H). */
+/* Phase 3: slot u back to memory (times the post factor; and h = a b - x for H). LAZY:
+ * the last pass's values are reduced below p (by the post factor's product, else once). */
+template <bool LAZY>
 G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint32_t u)
 {
     const uint32_t count = 1u << (p.k + p.g);
@@ -243,6 +273,8 @@ G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint3
     fr_d v = ld_sm(sm, count, u);
     if (p.post.mode)
         v = apply_factor(p.post, v, pos, p.L);
+    else if (LAZY && p.last)
+        v = lazy_canon(v);
     if (p.fh) {
         /* Read a and b before either store: h may be a, b or x itself. */
         fr_d ab = ld_fr(p.fa + pos) * ld_fr(p.fb + pos);
@@ -253,7 +285,7 @@ G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint3
     }
 }
 
-template <bool DIT, bool INV>
+template <bool DIT, bool INV, bool LAZY>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
 {
     extern __shared__ uint32_t sm[];
@@ -264,11 +296,11 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_p
     __syncthreads();
     for (unsigned st = 0; st < p.k; st++) {
         for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
-            pass_stage<DIT, INV>(p, sm, q0, st, j);
+            pass_stage<DIT, INV, LAZY>(p, sm, q0, st, j);
         __syncthreads();
     }
     for (uint32_t u = threadIdx.x; u < count; u += THREADS)
-        pass_store(p, sm, q0, u);
+        pass_store<LAZY>(p, sm, q0, u);
 }
 
 /* x[i] <-> x[bitrev(i)] for L >= 2 BR_LOG: index = (h: top BR_LOG bits, mid, l: low
@@ -422,7 +454,16 @@ struct exec {
     ntt_cache *cache;
     unsigned kmax, tile_log; /* the pass plan */
     unsigned launches;
+    bool lazy; /* butterflies on values below 2p (pass_stage); G16_GPU_NTT_LAZY=0: below p */
 };
+
+/* G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p (the A/B of bench/gpu_run.sh's
+ * ntt-ab; the tests run both); read at each call. */
+bool exec_lazy_default(void)
+{
+    const char *env = getenv("G16_GPU_NTT_LAZY");
+    return !(env && strcmp(env, "0") == 0);
+}
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
 {
@@ -596,7 +637,7 @@ ntt_plan plan_make(unsigned L, unsigned kmax)
     return pl;
 }
 
-template <bool DIT, bool INV>
+template <bool DIT, bool INV, bool LAZY>
 void emulate_pass(const ntt_pass &p, uint32_t *sm)
 {
     const uint32_t count = 1u << (p.k + p.g), blocks = 1u << (p.L - p.k - p.g);
@@ -606,26 +647,26 @@ void emulate_pass(const ntt_pass &p, uint32_t *sm)
             pass_load(p, sm, q0, u);
         for (unsigned st = 0; st < p.k; st++)
             for (uint32_t j = 0; j < count / 2; j++)
-                pass_stage<DIT, INV>(p, sm, q0, st, j);
+                pass_stage<DIT, INV, LAZY>(p, sm, q0, st, j);
         for (uint32_t u = 0; u < count; u++)
-            pass_store(p, sm, q0, u);
+            pass_store<LAZY>(p, sm, q0, u);
     }
 }
 
 /* One transform of data in place: DIT (bit-reversed -> natural) takes the index bits from
  * the bottom up, DIF (natural -> bit-reversed) from the top down. pre rides on the first
  * pass's loads; post and the h epilogue (fh not NULL) on the last pass's stores. */
-template <bool DIT, bool INV>
-g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, const factor_desc &pre,
-                     const factor_desc &post, const fr_d *fa, const fr_d *fb, fr_d *fh)
+template <bool DIT, bool INV, bool LAZY>
+g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, const factor_desc &pre,
+                        const factor_desc &post, const fr_d *fa, const fr_d *fb, fr_d *fh)
 {
     uint32_t *sm = nullptr;
     if (x.ctx) {
-        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV>,
+        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       (int)(sizeof(fr_d) << x.tile_log)),
                  G16_ERR_INTERNAL);
-        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV>,
+        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY>,
                                       cudaFuncAttributePreferredSharedMemoryCarveout,
                                       (int)cudaSharedmemCarveoutMaxShared),
                  G16_ERR_INTERNAL);
@@ -646,6 +687,7 @@ g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, const fact
         if (i == 0)
             p.pre = pre;
         if (i + 1 == pl.passes) {
+            p.last = true;
             p.post = post;
             p.fa = fa;
             p.fb = fb;
@@ -653,16 +695,24 @@ g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, const fact
         }
         const unsigned tile = p.k + p.g;
         if (x.ctx)
-            k_ntt_pass<DIT, INV>
+            k_ntt_pass<DIT, INV, LAZY>
                 <<<1u << (L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
         else
-            emulate_pass<DIT, INV>(p, sm);
+            emulate_pass<DIT, INV, LAZY>(p, sm);
         st = exec_check(x);
         done += p.k;
         x.launches++;
     }
     free(sm);
     return st;
+}
+
+template <bool DIT, bool INV>
+g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, const factor_desc &pre,
+                     const factor_desc &post, const fr_d *fa, const fr_d *fb, fr_d *fh)
+{
+    return x.lazy ? transform_as<DIT, INV, true>(x, data, L, tw, pre, post, fa, fb, fh)
+                  : transform_as<DIT, INV, false>(x, data, L, tw, pre, post, fa, fb, fh);
 }
 
 g16_status bit_reverse(exec &x, fr_d *data, unsigned L)
@@ -831,6 +881,7 @@ g16_status exec_device(exec &x, cuda_ctx *ctx, unsigned log2n, const char *what)
     x.ctx = ctx;
     x.kmax = KMAX;
     x.tile_log = TILE_LOG;
+    x.lazy = exec_lazy_default();
     ntt_cache *cache = (ntt_cache *)ctx->ntt_cache;
     if ((st = exec_cache_init(x, &cache)) != G16_OK)
         return st;
@@ -849,6 +900,7 @@ g16_status exec_host(exec &x, unsigned log2n, unsigned kmax, unsigned tile_log,
         return st;
     x.kmax = kmax ? kmax : KMAX;
     x.tile_log = tile_log ? tile_log : TILE_LOG;
+    x.lazy = exec_lazy_default();
     if (x.kmax > x.tile_log || x.tile_log > 16)
         return status_fail(G16_ERR_INVALID_ARGUMENT,
                            "%s: plan of %u stages per pass on tiles of 2^%u", what, x.kmax,

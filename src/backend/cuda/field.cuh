@@ -128,60 +128,81 @@ typedef mont<fp_params> fp_d;
 
 /* --- host and device primitives ----------------------------------------------------- */
 
+/* Limb i of K p (K = 1, or 2 for the lazy values below): both moduli are below
+ * 2^(32N - 1), so 2p fits in N limbs. */
+template <class P, int K>
+G16_HD constexpr uint32_t mod_limb(int i)
+{
+    return K == 1 ? mont<P>::p(i)
+                  : (mont<P>::p(i) << 1) | (i ? mont<P>::p(i - 1) >> 31 : 0u);
+}
+
+/* r = t - K p when top 2^(32N) + t >= K p (it is below 2 K p), else t; t is N limbs, top
+ * the carry out of the sum that made t (0 or 1; always 0 when K = 1). */
+template <class P, int K>
+G16_HD void reduce_once_k(mont<P> &r, const uint32_t *t, uint32_t top)
+{
+    constexpr int N = P::N;
+    uint32_t s[N], keep;
+#ifdef __CUDA_ARCH__
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod_limb<P, K>(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(t[i]), "r"(mod_limb<P, K>(i)));
+    asm volatile("subc.u32 %0, %1, %2;" : "=r"(keep) : "r"(top), "r"(0u));
+#else
+    uint64_t borrow = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t d = (uint64_t)t[i] - mod_limb<P, K>(i) - borrow;
+        s[i] = (uint32_t)d;
+        borrow = (d >> 63) & 1;
+    }
+    keep = top - (uint32_t)borrow;
+#endif
+    /* keep = top - borrow is 0xffffffff when the sum is below K p: keep t. */
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        r.v[i] = keep ? t[i] : s[i];
+}
+
 /* r = t - p when t >= p (t < 2p), else t; t is N limbs. */
 template <class P>
 G16_HD void mont_reduce_once(mont<P> &r, const uint32_t *t)
 {
-    constexpr int N = P::N;
-    uint32_t s[N];
-#ifdef __CUDA_ARCH__
-    uint32_t borrow;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mont<P>::p(0)));
-#pragma unroll
-    for (int i = 1; i < N; i++)
-        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(t[i]), "r"(mont<P>::p(i)));
-    asm volatile("subc.u32 %0, %1, %1;" : "=r"(borrow) : "r"(0u));
-    /* borrow is 0xffffffff when t < p: keep t. */
-#pragma unroll
-    for (int i = 0; i < N; i++)
-        r.v[i] = borrow ? t[i] : s[i];
-#else
-    uint64_t borrow = 0;
-    for (int i = 0; i < N; i++) {
-        uint64_t d = (uint64_t)t[i] - mont<P>::p(i) - borrow;
-        s[i] = (uint32_t)d;
-        borrow = (d >> 63) & 1;
-    }
-    for (int i = 0; i < N; i++)
-        r.v[i] = borrow ? t[i] : s[i];
-#endif
+    reduce_once_k<P, 1>(r, t, 0u);
 }
 
-template <class P>
-G16_HD mont<P> operator+(const mont<P> &a, const mont<P> &b)
+/* (a + b) mod K p for a, b < K p. With K = 1 the sum fits in N limbs (2p < 2^(32N)); with
+ * K = 2 it may not (Fr: 4p > 2^256), so its carry out joins the comparison. */
+template <class P, int K>
+G16_HD mont<P> add_mod(const mont<P> &a, const mont<P> &b)
 {
     constexpr int N = P::N;
-    uint32_t t[N];
+    uint32_t t[N], top = 0;
 #ifdef __CUDA_ARCH__
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a.v[0]), "r"(b.v[0]));
 #pragma unroll
     for (int i = 1; i < N; i++)
         asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    if (K == 2)
+        asm volatile("addc.u32 %0, %1, %1;" : "=r"(top) : "r"(0u));
 #else
     uint64_t carry = 0;
     for (int i = 0; i < N; i++) {
-        uint64_t s = (uint64_t)a.v[i] + b.v[i] + carry;
-        t[i] = (uint32_t)s;
-        carry = s >> 32;
+        uint64_t x = (uint64_t)a.v[i] + b.v[i] + carry;
+        t[i] = (uint32_t)x;
+        carry = x >> 32;
     }
+    top = K == 2 ? (uint32_t)carry : 0u;
 #endif
     mont<P> r;
-    mont_reduce_once(r, t);
+    reduce_once_k<P, K>(r, t, top);
     return r;
 }
 
-template <class P>
-G16_HD mont<P> operator-(const mont<P> &a, const mont<P> &b)
+/* (a - b) mod K p for a, b < K p: K p added back under the borrow's mask. */
+template <class P, int K>
+G16_HD mont<P> sub_mod(const mont<P> &a, const mont<P> &b)
 {
     constexpr int N = P::N;
     mont<P> r;
@@ -192,11 +213,10 @@ G16_HD mont<P> operator-(const mont<P> &a, const mont<P> &b)
     for (int i = 1; i < N; i++)
         asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
     asm volatile("subc.u32 %0, %1, %1;" : "=r"(borrow) : "r"(0u));
-    /* Add p back under the borrow mask. */
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(mont<P>::p(0) & borrow));
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(mod_limb<P, K>(0) & borrow));
 #pragma unroll
     for (int i = 1; i < N; i++)
-        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(mont<P>::p(i) & borrow));
+        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(mod_limb<P, K>(i) & borrow));
 #else
     uint64_t bw = 0;
     for (int i = 0; i < N; i++) {
@@ -207,11 +227,49 @@ G16_HD mont<P> operator-(const mont<P> &a, const mont<P> &b)
     borrow = bw ? 0xffffffffu : 0;
     uint64_t carry = 0;
     for (int i = 0; i < N; i++) {
-        uint64_t s = (uint64_t)r.v[i] + (mont<P>::p(i) & borrow) + carry;
-        r.v[i] = (uint32_t)s;
-        carry = s >> 32;
+        uint64_t x = (uint64_t)r.v[i] + (mod_limb<P, K>(i) & borrow) + carry;
+        r.v[i] = (uint32_t)x;
+        carry = x >> 32;
     }
 #endif
+    return r;
+}
+
+template <class P>
+G16_HD mont<P> operator+(const mont<P> &a, const mont<P> &b)
+{
+    return add_mod<P, 1>(a, b);
+}
+
+template <class P>
+G16_HD mont<P> operator-(const mont<P> &a, const mont<P> &b)
+{
+    return sub_mod<P, 1>(a, b);
+}
+
+/* --- values kept below 2p (lazy reduction) -------------------------------------------- *
+ * A transform's butterflies can carry their values in [0, 2p) instead of [0, p): the
+ * product's final subtraction (mont_reduce_once, ~17 instructions of ~450 a butterfly)
+ * is skipped (lazy_mul, after the product), and the additions and subtractions reduce
+ * modulo 2p at the cost of modulo p (add_mod, sub_mod with K = 2). lazy_mul(w, x) with
+ * w < p and x < 2p is w x / 2^(32N) + p < 2p. lazy_canon brings a value back below p. */
+template <class P>
+G16_HD mont<P> lazy_add(const mont<P> &a, const mont<P> &b)
+{
+    return add_mod<P, 2>(a, b);
+}
+
+template <class P>
+G16_HD mont<P> lazy_sub(const mont<P> &a, const mont<P> &b)
+{
+    return sub_mod<P, 2>(a, b);
+}
+
+template <class P>
+G16_HD mont<P> lazy_canon(const mont<P> &a)
+{
+    mont<P> r;
+    mont_reduce_once(r, a.v);
     return r;
 }
 
@@ -367,10 +425,11 @@ G16_HD void mad_row_p(carry_chain &cc, uint32_t *acc, int first, uint32_t x)
  * loops are unrolled). Bounds: a < p and t < 2p at each step (CIOS), so every partial sum
  * stays below 2p 2^32 < 2^(32(N + 1)) (both moduli are below 2^(32N - 1)): o, whose
  * limbs weigh 2^32 .. 2^(32N), never carries out of N limbs, and neither does e once its
- * carries go into o[N-1]. The result is below 2p and is reduced once. a must be below p;
- * b may be any N-limb value (from_montgomery relies on it). */
+ * carries go into o[N-1]. The result is below 2p (mont_mul_unreduced stops there; operator*
+ * reduces it once). a must be below p; b may be any N-limb value (from_montgomery relies
+ * on it). */
 template <class P>
-G16_HD mont<P> operator*(const mont<P> &a, const mont<P> &b)
+G16_HD void mont_mul_unreduced(mont<P> &r, const mont<P> &a, const mont<P> &b)
 {
     constexpr int N = P::N;
     uint32_t e[N], o[N], left = 0;
@@ -404,8 +463,26 @@ G16_HD mont<P> operator*(const mont<P> &a, const mont<P> &b)
     for (int k = 1; k < N; k++)
         t[k] = cc.addc_cc(e[k], o[k - 1]);
     (void)cc.addc(o[N - 1], 0);
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        r.v[k] = t[k];
+}
+
+template <class P>
+G16_HD mont<P> operator*(const mont<P> &a, const mont<P> &b)
+{
+    mont<P> t, r;
+    mont_mul_unreduced(t, a, b);
+    mont_reduce_once(r, t.v);
+    return r;
+}
+
+/* w x / 2^(32N) in [0, 2p) for w < p and x < 2p (the lazy reduction above). */
+template <class P>
+G16_HD mont<P> lazy_mul(const mont<P> &w, const mont<P> &x)
+{
     mont<P> r;
-    mont_reduce_once(r, t);
+    mont_mul_unreduced(r, w, x);
     return r;
 }
 
