@@ -1,8 +1,8 @@
 /* The GPU NTT and H computation against the CPU's (ntt.h, h_poly.h): every transform kind
  * and both H conventions, byte for byte, on seeded random inputs at sizes 2^0 .. 2^22 and
  * H at 2^24; h as a separate (poisoned) buffer and as an alias of a, b or c, with a, b, c
- * compared afterwards too; all zeros, all ones and all p - 1; the butterflies with their
- * values below 2p (the default) and below p (G16_GPU_NTT_LAZY=0); and the argument errors.
+ * compared afterwards too; all zeros, all ones and all p - 1; every variant of the pass
+ * kernels (g_modes); and the argument errors.
  *
  * Skipped (exit 77) in builds without CUDA and on machines without a GPU. The same file,
  * compiled by test_cuda_ntt_emu.c with TEST_CUDA_NTT_EMULATE, runs the kernels' code on
@@ -31,8 +31,28 @@ static cuda_ctx *g_ctx;
 #endif
 /* The emulation's pass plan (0, 0: the GPU's). */
 static unsigned g_kmax, g_tile;
-/* The butterflies' values below 2p (the default) or below p (G16_GPU_NTT_LAZY=0). */
-static bool g_lazy = true;
+/* The kernels' variants (cuda_ntt.cu's knobs): the butterflies' values below 2p or below
+ * p (G16_GPU_NTT_LAZY), whole tiles by the FULL kernels or the general one
+ * (G16_GPU_NTT_FULL), the FULL kernels' stage loop unrolled by 1 or 2
+ * (G16_GPU_NTT_UNROLL: the same code on the host). */
+typedef struct {
+    const char *name, *lazy, *full, *unroll;
+} ntt_mode;
+static const ntt_mode g_modes[] = {
+    {"lazy", "1", "1", "1"},
+    {"lazy, unrolled", "1", "1", "2"},
+    {"lazy, general kernel", "1", "0", "1"},
+    {"reduced", "0", "1", "1"},
+};
+static const ntt_mode *g_mode = &g_modes[0];
+
+static void mode_set(const ntt_mode *m)
+{
+    g_mode = m;
+    setenv("G16_GPU_NTT_LAZY", m->lazy, 1);
+    setenv("G16_GPU_NTT_FULL", m->full, 1);
+    setenv("G16_GPU_NTT_UNROLL", m->unroll, 1);
+}
 
 
 /* Compares whole vectors; reports the first differing index once. */
@@ -44,7 +64,7 @@ static bool same(const fr_t *got, const fr_t *want, size_t n, const char *what, 
     char msg[200];
     snprintf(msg, sizeof msg,
              "%s at 2^%u (plan %u/%u, %s): equal (first difference at index %zu)", what, log2n,
-             g_kmax, g_tile, g_lazy ? "lazy" : "reduced", i);
+             g_kmax, g_tile, g_mode->name, i);
     return test_check(i == n, msg, __FILE__, __LINE__);
 }
 
@@ -208,10 +228,19 @@ int main(void)
     test_skip("this build has no CUDA backend");
 #else
 #if TEST_CUDA_NTT_EMULATE
-    /* Both butterflies: values below 2p (the default), then below p. */
-    for (int lazy = 1; lazy >= 0; lazy--) {
-        g_lazy = lazy;
-        setenv("G16_GPU_NTT_LAZY", lazy ? "1" : "0", 1);
+    /* Every variant of the kernels but the unrolled one (the same code on the host). The
+     * general kernel differs from the FULL one only on whole tiles of the GPU's plan
+     * (2^11 points and more). */
+    for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
+        if (strcmp(g_modes[mi].unroll, "1") != 0)
+            continue;
+        mode_set(&g_modes[mi]);
+        if (strcmp(g_modes[mi].full, "0") == 0) {
+            check_size(11, true, true);
+            check_size(12, true, false);
+            check_size(17, true, false);
+            continue;
+        }
         /* The GPU's plan: one pass up to 2^10, two up to 2^20 (2^18: the tiles of 2^27). */
         static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13};
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
@@ -238,9 +267,8 @@ int main(void)
         return test_finish();
     }
     printf("device: %s\n", cuda_ctx_describe(g_ctx));
-    for (int lazy = 1; lazy >= 0; lazy--) {
-        g_lazy = lazy;
-        setenv("G16_GPU_NTT_LAZY", lazy ? "1" : "0", 1);
+    for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
+        mode_set(&g_modes[mi]);
         static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 17, 20};
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             check_size(sizes[i], true, sizes[i] <= 13);

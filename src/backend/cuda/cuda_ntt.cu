@@ -24,6 +24,10 @@
  *   below 2p rather than p (field.cuh's lazy_add, lazy_sub, lazy_mul), which saves each
  *   product's final subtraction; the last pass's stores reduce them. G16_GPU_NTT_LAZY=0
  *   keeps them below p (the tests run both).
+ * - Whole tiles (every pass from 2^11 points on) run a kernel built for exactly 2^11
+ *   slots (FULL: tile_count), so that its shared memory offsets are immediates;
+ *   G16_GPU_NTT_FULL=0 runs them by the general kernel, G16_GPU_NTT_UNROLL=2 unrolls
+ *   the FULL kernel's stage loop by 2.
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^14 entries each at most, built on the device per call),
@@ -192,10 +196,21 @@ G16_HD uint32_t tile_pos(const ntt_pass &p, uint32_t q0, uint32_t u)
     return (outer << (p.lo + p.k)) | (m << p.lo) | inner;
 }
 
+/* Slots of the pass's tile. FULL: a whole tile of 2^TILE_LOG (every pass of transforms of
+ * 2^11 points or more with the device's plan), as a constant: the 8 limb planes' shared
+ * memory offsets become immediates instead of one addition per access, and the stage
+ * loop's trip count (THREADS 4 butterflies a thread) is known. */
+template <bool FULL>
+G16_HD uint32_t tile_count(const ntt_pass &p)
+{
+    return FULL ? 1u << TILE_LOG : 1u << (p.k + p.g);
+}
+
 /* Phase 1: slot u of the tile from memory (times the pre factor). */
+template <bool FULL>
 G16_HD void pass_load(const ntt_pass &p, uint32_t *sm, uint32_t q0, uint32_t u)
 {
-    const uint32_t count = 1u << (p.k + p.g);
+    const uint32_t count = tile_count<FULL>(p);
     uint32_t pos = tile_pos(p, q0, u);
     fr_d v = ld_fr(p.x + pos);
     if (p.pre.mode)
@@ -228,10 +243,10 @@ G16_HD fr_d bfly_mul(const fr_d &w, const fr_d &x)
     return LAZY ? lazy_mul(w, x) : w * x;
 }
 
-template <bool DIT, bool INV, bool LAZY>
+template <bool DIT, bool INV, bool LAZY, bool FULL>
 G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st, uint32_t j)
 {
-    const uint32_t count = 1u << (p.k + p.g);
+    const uint32_t count = tile_count<FULL>(p);
     const unsigned d = DIT ? st : p.k - 1 - st; /* the pass bit of this stage */
     const unsigned sb = d + p.ilo;              /* its bit in the slot number */
     const unsigned b = p.lo + d;                /* its bit in the index */
@@ -265,10 +280,10 @@ G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st
 
 /* Phase 3: slot u back to memory (times the post factor; and h = a b - x for H). LAZY:
  * the last pass's values are reduced below p (by the post factor's product, else once). */
-template <bool LAZY>
+template <bool LAZY, bool FULL>
 G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint32_t u)
 {
-    const uint32_t count = 1u << (p.k + p.g);
+    const uint32_t count = tile_count<FULL>(p);
     uint32_t pos = tile_pos(p, q0, u);
     fr_d v = ld_sm(sm, count, u);
     if (p.post.mode)
@@ -285,22 +300,25 @@ G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint3
     }
 }
 
-template <bool DIT, bool INV, bool LAZY>
+/* U: a thread's butterflies of a stage unrolled by U (FULL tiles only), so that one
+ * butterfly's product can overlap another's additions and index arithmetic. */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned U>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
 {
     extern __shared__ uint32_t sm[];
-    const uint32_t count = 1u << (p.k + p.g);
+    const uint32_t count = tile_count<FULL>(p);
     const uint32_t q0 = blockIdx.x << p.g;
     for (uint32_t u = threadIdx.x; u < count; u += THREADS)
-        pass_load(p, sm, q0, u);
+        pass_load<FULL>(p, sm, q0, u);
     __syncthreads();
     for (unsigned st = 0; st < p.k; st++) {
+#pragma unroll U
         for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
-            pass_stage<DIT, INV, LAZY>(p, sm, q0, st, j);
+            pass_stage<DIT, INV, LAZY, FULL>(p, sm, q0, st, j);
         __syncthreads();
     }
     for (uint32_t u = threadIdx.x; u < count; u += THREADS)
-        pass_store<LAZY>(p, sm, q0, u);
+        pass_store<LAZY, FULL>(p, sm, q0, u);
 }
 
 /* x[i] <-> x[bitrev(i)] for L >= 2 BR_LOG: index = (h: top BR_LOG bits, mid, l: low
@@ -454,15 +472,23 @@ struct exec {
     ntt_cache *cache;
     unsigned kmax, tile_log; /* the pass plan */
     unsigned launches;
-    bool lazy; /* butterflies on values below 2p (pass_stage); G16_GPU_NTT_LAZY=0: below p */
+    bool lazy;       /* butterflies on values below 2p (pass_stage); G16_GPU_NTT_LAZY=0: below p */
+    bool full;       /* whole tiles by the FULL kernels (tile_count); G16_GPU_NTT_FULL=0: not */
+    unsigned unroll; /* their stage loop unrolled by 1 or 2 (G16_GPU_NTT_UNROLL) */
 };
 
-/* G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p (the A/B of bench/gpu_run.sh's
- * ntt-ab; the tests run both); read at each call. */
-bool exec_lazy_default(void)
+/* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
+ * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
+ * whole tiles by the general kernel, G16_GPU_NTT_UNROLL=2 unrolls the FULL kernels' stage
+ * loop by 2. */
+void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
-    return !(env && strcmp(env, "0") == 0);
+    x.lazy = !(env && strcmp(env, "0") == 0);
+    env = getenv("G16_GPU_NTT_FULL");
+    x.full = !(env && strcmp(env, "0") == 0);
+    env = getenv("G16_GPU_NTT_UNROLL");
+    x.unroll = env && strcmp(env, "2") == 0 ? 2 : 1;
 }
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
@@ -637,20 +663,60 @@ ntt_plan plan_make(unsigned L, unsigned kmax)
     return pl;
 }
 
-template <bool DIT, bool INV, bool LAZY>
+template <bool DIT, bool INV, bool LAZY, bool FULL>
 void emulate_pass(const ntt_pass &p, uint32_t *sm)
 {
-    const uint32_t count = 1u << (p.k + p.g), blocks = 1u << (p.L - p.k - p.g);
+    const uint32_t count = tile_count<FULL>(p), blocks = 1u << (p.L - p.k - p.g);
     for (uint32_t blk = 0; blk < blocks; blk++) {
         const uint32_t q0 = blk << p.g;
         for (uint32_t u = 0; u < count; u++)
-            pass_load(p, sm, q0, u);
+            pass_load<FULL>(p, sm, q0, u);
         for (unsigned st = 0; st < p.k; st++)
             for (uint32_t j = 0; j < count / 2; j++)
-                pass_stage<DIT, INV, LAZY>(p, sm, q0, st, j);
+                pass_stage<DIT, INV, LAZY, FULL>(p, sm, q0, st, j);
         for (uint32_t u = 0; u < count; u++)
-            pass_store<LAZY>(p, sm, q0, u);
+            pass_store<LAZY, FULL>(p, sm, q0, u);
     }
+}
+
+/* One pass kernel on the device, its shared memory attributes set first (cheap; they
+ * belong to the current device's context). */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned U>
+g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
+{
+    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, U>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)(sizeof(fr_d) << x.tile_log)),
+             G16_ERR_INTERNAL);
+    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, U>,
+                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  (int)cudaSharedmemCarveoutMaxShared),
+             G16_ERR_INTERNAL);
+    k_ntt_pass<DIT, INV, LAZY, FULL, U>
+        <<<1u << (p.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
+    return G16_OK;
+}
+
+/* A pass of `tile` log2 slots, on the device or emulated (sm: the emulation's tile). FULL
+ * kernels (lazy butterflies only) take whole tiles of the device's plan unless x.full is
+ * off; x.unroll picks their stage loop's unrolling. */
+template <bool DIT, bool INV, bool LAZY>
+g16_status launch_pass(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm)
+{
+    const bool full = x.full && tile == TILE_LOG && x.tile_log == TILE_LOG;
+    if constexpr (LAZY) {
+        if (full && x.ctx)
+            return x.unroll == 2 ? launch_pass_as<DIT, INV, true, true, 2>(x, p, tile)
+                                 : launch_pass_as<DIT, INV, true, true, 1>(x, p, tile);
+        if (full) {
+            emulate_pass<DIT, INV, true, true>(p, sm);
+            return G16_OK;
+        }
+    }
+    if (x.ctx)
+        return launch_pass_as<DIT, INV, LAZY, false, 1>(x, p, tile);
+    emulate_pass<DIT, INV, LAZY, false>(p, sm);
+    return G16_OK;
 }
 
 /* One transform of data in place: DIT (bit-reversed -> natural) takes the index bits from
@@ -661,16 +727,7 @@ g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, const f
                         const factor_desc &post, const fr_d *fa, const fr_d *fb, fr_d *fh)
 {
     uint32_t *sm = nullptr;
-    if (x.ctx) {
-        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)(sizeof(fr_d) << x.tile_log)),
-                 G16_ERR_INTERNAL);
-        CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY>,
-                                      cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      (int)cudaSharedmemCarveoutMaxShared),
-                 G16_ERR_INTERNAL);
-    } else if (!(sm = (uint32_t *)malloc(sizeof(fr_d) << x.tile_log)))
+    if (!x.ctx && !(sm = (uint32_t *)malloc(sizeof(fr_d) << x.tile_log)))
         return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated NTT: no host memory");
     ntt_plan pl = plan_make(L, x.kmax);
     unsigned done = 0;
@@ -693,13 +750,9 @@ g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, const f
             p.fb = fb;
             p.fh = fh;
         }
-        const unsigned tile = p.k + p.g;
-        if (x.ctx)
-            k_ntt_pass<DIT, INV, LAZY>
-                <<<1u << (L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
-        else
-            emulate_pass<DIT, INV, LAZY>(p, sm);
-        st = exec_check(x);
+        st = launch_pass<DIT, INV, LAZY>(x, p, p.k + p.g, sm);
+        if (st == G16_OK)
+            st = exec_check(x);
         done += p.k;
         x.launches++;
     }
@@ -881,7 +934,7 @@ g16_status exec_device(exec &x, cuda_ctx *ctx, unsigned log2n, const char *what)
     x.ctx = ctx;
     x.kmax = KMAX;
     x.tile_log = TILE_LOG;
-    x.lazy = exec_lazy_default();
+    exec_knobs(x);
     ntt_cache *cache = (ntt_cache *)ctx->ntt_cache;
     if ((st = exec_cache_init(x, &cache)) != G16_OK)
         return st;
@@ -900,7 +953,7 @@ g16_status exec_host(exec &x, unsigned log2n, unsigned kmax, unsigned tile_log,
         return st;
     x.kmax = kmax ? kmax : KMAX;
     x.tile_log = tile_log ? tile_log : TILE_LOG;
-    x.lazy = exec_lazy_default();
+    exec_knobs(x);
     if (x.kmax > x.tile_log || x.tile_log > 16)
         return status_fail(G16_ERR_INVALID_ARGUMENT,
                            "%s: plan of %u stages per pass on tiles of 2^%u", what, x.kmax,
