@@ -349,15 +349,23 @@ for step in "${steps[@]}"; do
     row sass "done" ;;
   ntt-sass)
     # The SASS of the NTT's pass kernels (the carried bench_gpu_ntt's fatbin): instructions
-    # a kernel and the mix, for each butterfly kind (LAZY: values below 2p, field.cuh).
+    # a kernel and the mix, for each variant (cuda_ntt.cu's LAZY, FULL, U), and the stage
+    # loop's LDS/STS lines of the first two (their addressing).
     cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
     "$cuobj" -sass build-gpu/bench_gpu_ntt >"$logs/ntt.sass" 2>&1
-    for k in k_ntt_passILb1ELb0ELb1E k_ntt_passILb1ELb0ELb0E k_ntt_passILb0ELb1ELb1E \
-             k_ntt_passILb0ELb1ELb0E; do
+    # <DIT, INV, LAZY, FULL, U>: forward DIT lazy FULL / unrolled / general / reduced,
+    # then inverse DIF lazy FULL and general.
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj1E k_ntt_passILb1ELb0ELb1ELb1ELj2E \
+             k_ntt_passILb1ELb0ELb1ELb0ELj1E k_ntt_passILb1ELb0ELb0ELb0ELj1E \
+             k_ntt_passILb0ELb1ELb1ELb1ELj1E k_ntt_passILb0ELb1ELb1ELb0ELj1E; do
       ops=$(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
         grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*' | awk '{ print $NF }')
       echo "    $k: $(echo "$ops" | wc -l) instructions; $(echo "$ops" | sort | uniq -c |
         sort -rn | head -10 | awk '{ printf "%s %s, ", $2, $1 }')"
+    done
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj1E k_ntt_passILb1ELb0ELb1ELb0ELj1E; do
+      echo "    $k: $(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
+        grep -oE 'LDS[^;]*' | head -8 | tr '\n' ' ')"
     done
     row ntt-sass "done" ;;
   prefetch)
