@@ -33,16 +33,14 @@ static cuda_ctx *g_ctx;
 static unsigned g_kmax, g_tile;
 /* The kernels' variants (cuda_ntt.cu's knobs): the butterflies' values below 2p or below
  * p (G16_GPU_NTT_LAZY), whole tiles by the FULL kernels or the general one
- * (G16_GPU_NTT_FULL), the FULL kernels' stage loop unrolled by 1 or 2
- * (G16_GPU_NTT_UNROLL: the same code on the host). */
+ * (G16_GPU_NTT_FULL). */
 typedef struct {
-    const char *name, *lazy, *full, *unroll;
+    const char *name, *lazy, *full;
 } ntt_mode;
 static const ntt_mode g_modes[] = {
-    {"lazy", "1", "1", "1"},
-    {"lazy, unrolled", "1", "1", "2"},
-    {"lazy, general kernel", "1", "0", "1"},
-    {"reduced", "0", "1", "1"},
+    {"lazy", "1", "1"},
+    {"lazy, general kernel", "1", "0"},
+    {"reduced", "0", "1"},
 };
 static const ntt_mode *g_mode = &g_modes[0];
 
@@ -51,7 +49,6 @@ static void mode_set(const ntt_mode *m)
     g_mode = m;
     setenv("G16_GPU_NTT_LAZY", m->lazy, 1);
     setenv("G16_GPU_NTT_FULL", m->full, 1);
-    setenv("G16_GPU_NTT_UNROLL", m->unroll, 1);
 }
 
 
@@ -228,12 +225,9 @@ int main(void)
     test_skip("this build has no CUDA backend");
 #else
 #if TEST_CUDA_NTT_EMULATE
-    /* Every variant of the kernels but the unrolled one (the same code on the host). The
-     * general kernel differs from the FULL one only on whole tiles of the GPU's plan
-     * (2^11 points and more). */
+    /* Every variant of the kernels. The general kernel differs from the FULL one only on
+     * whole tiles of the GPU's plan (2^11 points and more). */
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
-        if (strcmp(g_modes[mi].unroll, "1") != 0)
-            continue;
         mode_set(&g_modes[mi]);
         if (strcmp(g_modes[mi].full, "0") == 0) {
             check_size(11, true, true);

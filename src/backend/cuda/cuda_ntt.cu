@@ -25,9 +25,8 @@
  *   product's final subtraction; the last pass's stores reduce them. G16_GPU_NTT_LAZY=0
  *   keeps them below p (the tests run both).
  * - Whole tiles (every pass from 2^11 points on) run a kernel built for exactly 2^11
- *   slots (FULL: tile_count), so that its shared memory offsets are immediates;
- *   G16_GPU_NTT_FULL=0 runs them by the general kernel, G16_GPU_NTT_UNROLL=2 unrolls
- *   the FULL kernel's stage loop by 2.
+ *   slots (FULL: tile_count), so that its shared memory offsets are immediates (-3%,
+ *   run 67); G16_GPU_NTT_FULL=0 runs them by the general kernel.
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^14 entries each at most, built on the device per call),
@@ -199,7 +198,7 @@ G16_HD uint32_t tile_pos(const ntt_pass &p, uint32_t q0, uint32_t u)
 /* Slots of the pass's tile. FULL: a whole tile of 2^TILE_LOG (every pass of transforms of
  * 2^11 points or more with the device's plan), as a constant: the 8 limb planes' shared
  * memory offsets become immediates instead of one addition per access, and the stage
- * loop's trip count (THREADS 4 butterflies a thread) is known. */
+ * loop's trip count is known. */
 template <bool FULL>
 G16_HD uint32_t tile_count(const ntt_pass &p)
 {
@@ -300,9 +299,7 @@ G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint3
     }
 }
 
-/* U: a thread's butterflies of a stage unrolled by U (FULL tiles only), so that one
- * butterfly's product can overlap another's additions and index arithmetic. */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned U>
+template <bool DIT, bool INV, bool LAZY, bool FULL>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
 {
     extern __shared__ uint32_t sm[];
@@ -312,7 +309,6 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_p
         pass_load<FULL>(p, sm, q0, u);
     __syncthreads();
     for (unsigned st = 0; st < p.k; st++) {
-#pragma unroll U
         for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
             pass_stage<DIT, INV, LAZY, FULL>(p, sm, q0, st, j);
         __syncthreads();
@@ -474,21 +470,17 @@ struct exec {
     unsigned launches;
     bool lazy;       /* butterflies on values below 2p (pass_stage); G16_GPU_NTT_LAZY=0: below p */
     bool full;       /* whole tiles by the FULL kernels (tile_count); G16_GPU_NTT_FULL=0: not */
-    unsigned unroll; /* their stage loop unrolled by 1 or 2 (G16_GPU_NTT_UNROLL) */
 };
 
 /* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
  * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
- * whole tiles by the general kernel, G16_GPU_NTT_UNROLL=2 unrolls the FULL kernels' stage
- * loop by 2. */
+ * whole tiles by the general kernel. */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
     x.lazy = !(env && strcmp(env, "0") == 0);
     env = getenv("G16_GPU_NTT_FULL");
     x.full = !(env && strcmp(env, "0") == 0);
-    env = getenv("G16_GPU_NTT_UNROLL");
-    x.unroll = env && strcmp(env, "2") == 0 ? 2 : 1;
 }
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
@@ -681,40 +673,39 @@ void emulate_pass(const ntt_pass &p, uint32_t *sm)
 
 /* One pass kernel on the device, its shared memory attributes set first (cheap; they
  * belong to the current device's context). */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned U>
+template <bool DIT, bool INV, bool LAZY, bool FULL>
 g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
 {
-    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, U>,
+    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)(sizeof(fr_d) << x.tile_log)),
              G16_ERR_INTERNAL);
-    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, U>,
+    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL>,
                                   cudaFuncAttributePreferredSharedMemoryCarveout,
                                   (int)cudaSharedmemCarveoutMaxShared),
              G16_ERR_INTERNAL);
-    k_ntt_pass<DIT, INV, LAZY, FULL, U>
+    k_ntt_pass<DIT, INV, LAZY, FULL>
         <<<1u << (p.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
     return G16_OK;
 }
 
 /* A pass of `tile` log2 slots, on the device or emulated (sm: the emulation's tile). FULL
  * kernels (lazy butterflies only) take whole tiles of the device's plan unless x.full is
- * off; x.unroll picks their stage loop's unrolling. */
+ * off. */
 template <bool DIT, bool INV, bool LAZY>
 g16_status launch_pass(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm)
 {
     const bool full = x.full && tile == TILE_LOG && x.tile_log == TILE_LOG;
     if constexpr (LAZY) {
         if (full && x.ctx)
-            return x.unroll == 2 ? launch_pass_as<DIT, INV, true, true, 2>(x, p, tile)
-                                 : launch_pass_as<DIT, INV, true, true, 1>(x, p, tile);
+            return launch_pass_as<DIT, INV, true, true>(x, p, tile);
         if (full) {
             emulate_pass<DIT, INV, true, true>(p, sm);
             return G16_OK;
         }
     }
     if (x.ctx)
-        return launch_pass_as<DIT, INV, LAZY, false, 1>(x, p, tile);
+        return launch_pass_as<DIT, INV, LAZY, false>(x, p, tile);
     emulate_pass<DIT, INV, LAZY, false>(p, sm);
     return G16_OK;
 }
