@@ -349,21 +349,22 @@ for step in "${steps[@]}"; do
     row sass "done" ;;
   ntt-sass)
     # The SASS of the NTT's pass kernels (the carried bench_gpu_ntt's fatbin): instructions
-    # a kernel and the mix, for each variant (cuda_ntt.cu's LAZY, FULL), and the first
-    # LDS lines of the first two (their addressing).
+    # a kernel and the mix, for each variant (cuda_ntt.cu's LAZY, FULL, K, ILO), and the
+    # first LDS lines of a shaped and the general kernel (their addressing).
     cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
     "$cuobj" -sass build-gpu/bench_gpu_ntt >"$logs/ntt.sass" 2>&1
-    # <DIT, INV, LAZY, FULL>: forward DIT lazy FULL / general / reduced, then inverse DIF
-    # lazy FULL and general.
-    for k in k_ntt_passILb1ELb0ELb1ELb1EE k_ntt_passILb1ELb0ELb1ELb0EE \
-             k_ntt_passILb1ELb0ELb0ELb0EE k_ntt_passILb0ELb1ELb1ELb1EE \
-             k_ntt_passILb0ELb1ELb1ELb0EE; do
+    # <DIT, INV, LAZY, FULL, K, ILO>: forward DIT lazy of shape 9/0 and 9/2, FULL reading
+    # its shape, general, reduced; then inverse DIF lazy of shape 9/2 and FULL.
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2E \
+             k_ntt_passILb1ELb0ELb1ELb1ELj0E k_ntt_passILb1ELb0ELb1ELb0ELj0E \
+             k_ntt_passILb1ELb0ELb0ELb0ELj0E k_ntt_passILb0ELb1ELb1ELb1ELj9ELi2E \
+             k_ntt_passILb0ELb1ELb1ELb1ELj0E; do
       ops=$(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
         grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*' | awk '{ print $NF }')
       echo "    $k: $(echo "$ops" | wc -l) instructions; $(echo "$ops" | sort | uniq -c |
         sort -rn | head -10 | awk '{ printf "%s %s, ", $2, $1 }')"
     done
-    for k in k_ntt_passILb1ELb0ELb1ELb1EE k_ntt_passILb1ELb0ELb1ELb0EE; do
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2E k_ntt_passILb1ELb0ELb1ELb0ELj0E; do
       echo "    $k: $(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
         grep -oE 'LDS[^;]*' | head -8 | tr '\n' ' ')"
     done

@@ -33,14 +33,16 @@ static cuda_ctx *g_ctx;
 static unsigned g_kmax, g_tile;
 /* The kernels' variants (cuda_ntt.cu's knobs): the butterflies' values below 2p or below
  * p (G16_GPU_NTT_LAZY), whole tiles by the FULL kernels or the general one
- * (G16_GPU_NTT_FULL). */
+ * (G16_GPU_NTT_FULL), passes of 8-10 stages by kernels built for their shape or by the
+ * FULL kernel that reads it (G16_GPU_NTT_SHAPES). */
 typedef struct {
-    const char *name, *lazy, *full;
+    const char *name, *lazy, *full, *shapes;
 } ntt_mode;
 static const ntt_mode g_modes[] = {
-    {"lazy", "1", "1"},
-    {"lazy, general kernel", "1", "0"},
-    {"reduced", "0", "1"},
+    {"lazy", "1", "1", "1"},
+    {"lazy, no shapes", "1", "1", "0"},
+    {"lazy, general kernel", "1", "0", "1"},
+    {"reduced", "0", "1", "1"},
 };
 static const ntt_mode *g_mode = &g_modes[0];
 
@@ -49,6 +51,7 @@ static void mode_set(const ntt_mode *m)
     g_mode = m;
     setenv("G16_GPU_NTT_LAZY", m->lazy, 1);
     setenv("G16_GPU_NTT_FULL", m->full, 1);
+    setenv("G16_GPU_NTT_SHAPES", m->shapes, 1);
 }
 
 
@@ -225,15 +228,27 @@ int main(void)
     test_skip("this build has no CUDA backend");
 #else
 #if TEST_CUDA_NTT_EMULATE
-    /* Every variant of the kernels. The general kernel differs from the FULL one only on
-     * whole tiles of the GPU's plan (2^11 points and more). */
+    /* Every variant of the kernels. The general kernel and the FULL one that reads the
+     * pass's shape differ from the default only on whole tiles of the GPU's plan (2^11
+     * points and more; shapes of 8 to 10 stages from 2^17). */
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
         mode_set(&g_modes[mi]);
-        if (strcmp(g_modes[mi].full, "0") == 0) {
+        if (strcmp(g_modes[mi].full, "0") == 0 || strcmp(g_modes[mi].shapes, "0") == 0) {
             check_size(11, true, true);
             check_size(12, true, false);
             check_size(17, true, false);
+            check_size(18, false, false);
             continue;
+        }
+        if (mi == 0) {
+            /* 2^19: passes of 10 and 9 stages (the forward transform alone). */
+            const ntt_domain *d;
+            size_t n = (size_t)1 << 19;
+            fr_t *x = test_fr_vec(n), *want = test_fr_vec(n), *got = test_fr_vec(n);
+            test_random_fr_vec(x, n);
+            if (CHECK(ntt_domain_get(&d, 19) == G16_OK))
+                check_kind(d, CUDA_NTT_FORWARD, x, NULL, NULL, want, got);
+            free(x), free(want), free(got);
         }
         /* The GPU's plan: one pass up to 2^10, two up to 2^20 (2^18: the tiles of 2^27). */
         static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13};

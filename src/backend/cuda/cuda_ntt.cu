@@ -26,7 +26,9 @@
  *   keeps them below p (the tests run both).
  * - Whole tiles (every pass from 2^11 points on) run a kernel built for exactly 2^11
  *   slots (FULL: tile_count), so that its shared memory offsets are immediates (-3%,
- *   run 67); G16_GPU_NTT_FULL=0 runs them by the general kernel.
+ *   run 67); G16_GPU_NTT_FULL=0 runs them by the general kernel. Passes of 8 to 10
+ *   stages (all of 2^20 .. 2^28) run kernels built for their shape (pass_shape: the
+ *   stage loop unrolled, the bit positions constants); G16_GPU_NTT_SHAPES=0 reads them.
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^14 entries each at most, built on the device per call),
@@ -242,13 +244,15 @@ G16_HD fr_d bfly_mul(const fr_d &w, const fr_d &x)
     return LAZY ? lazy_mul(w, x) : w * x;
 }
 
-template <bool DIT, bool INV, bool LAZY, bool FULL>
+/* K, ILO: the pass's k and ilo as constants (K 0, ILO -1: read from p). */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
 G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st, uint32_t j)
 {
     const uint32_t count = tile_count<FULL>(p);
-    const unsigned d = DIT ? st : p.k - 1 - st; /* the pass bit of this stage */
-    const unsigned sb = d + p.ilo;              /* its bit in the slot number */
-    const unsigned b = p.lo + d;                /* its bit in the index */
+    const unsigned k = K ? K : p.k, ilo = ILO >= 0 ? (unsigned)ILO : p.ilo;
+    const unsigned d = DIT ? st : k - 1 - st; /* the pass bit of this stage */
+    const unsigned sb = d + ilo;              /* its bit in the slot number */
+    const unsigned b = p.lo + d;              /* its bit in the index */
     uint32_t s0 = ((j >> sb) << (sb + 1)) | (j & ((1u << sb) - 1));
     uint32_t s1 = s0 | (1u << sb);
     fr_d x0 = ld_sm(sm, count, s0), x1 = ld_sm(sm, count, s1);
@@ -259,8 +263,8 @@ G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st
         y1 = bfly_sub<LAZY>(x0, x1);
     } else {
         /* i mod 2^b: the pass bits below d, above the inner bits of the group. */
-        uint32_t m = (s0 >> p.ilo) & ((1u << p.k) - 1);
-        uint32_t c = ((s0 >> (p.ilo + p.k)) << p.ilo) | (s0 & ((1u << p.ilo) - 1));
+        uint32_t m = (s0 >> ilo) & ((1u << k) - 1);
+        uint32_t c = ((s0 >> (ilo + k)) << ilo) | (s0 & ((1u << ilo) - 1));
         uint32_t inner = (q0 | c) & ((1u << p.lo) - 1);
         uint32_t e = (((m & ((1u << d) - 1)) << p.lo) | inner) << (p.L - 1 - b);
         fr_d w = ldg_fr(p.tw + (INV ? (1u << (p.L - 1)) - e : e));
@@ -299,7 +303,9 @@ G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint3
     }
 }
 
-template <bool DIT, bool INV, bool LAZY, bool FULL>
+/* K, ILO (FULL kernels of a fixed shape, pass_shape): the stage loop unrolled, each
+ * stage's bit positions constants. */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
 {
     extern __shared__ uint32_t sm[];
@@ -308,10 +314,19 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_p
     for (uint32_t u = threadIdx.x; u < count; u += THREADS)
         pass_load<FULL>(p, sm, q0, u);
     __syncthreads();
-    for (unsigned st = 0; st < p.k; st++) {
-        for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
-            pass_stage<DIT, INV, LAZY, FULL>(p, sm, q0, st, j);
-        __syncthreads();
+    if constexpr (K != 0) {
+#pragma unroll
+        for (unsigned st = 0; st < K; st++) {
+            for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
+                pass_stage<DIT, INV, LAZY, FULL, K, ILO>(p, sm, q0, st, j);
+            __syncthreads();
+        }
+    } else {
+        for (unsigned st = 0; st < p.k; st++) {
+            for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
+                pass_stage<DIT, INV, LAZY, FULL>(p, sm, q0, st, j);
+            __syncthreads();
+        }
     }
     for (uint32_t u = threadIdx.x; u < count; u += THREADS)
         pass_store<LAZY, FULL>(p, sm, q0, u);
@@ -470,17 +485,22 @@ struct exec {
     unsigned launches;
     bool lazy;       /* butterflies on values below 2p (pass_stage); G16_GPU_NTT_LAZY=0: below p */
     bool full;       /* whole tiles by the FULL kernels (tile_count); G16_GPU_NTT_FULL=0: not */
+    bool shapes;     /* those of 8-10 stages by kernels of that shape (pass_shape);
+                        G16_GPU_NTT_SHAPES=0: not */
 };
 
 /* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
  * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
- * whole tiles by the general kernel. */
+ * whole tiles by the general kernel, G16_GPU_NTT_SHAPES=0 by the FULL kernel with the
+ * pass's shape read at run time. */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
     x.lazy = !(env && strcmp(env, "0") == 0);
     env = getenv("G16_GPU_NTT_FULL");
     x.full = !(env && strcmp(env, "0") == 0);
+    env = getenv("G16_GPU_NTT_SHAPES");
+    x.shapes = !(env && strcmp(env, "0") == 0);
 }
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
@@ -655,7 +675,7 @@ ntt_plan plan_make(unsigned L, unsigned kmax)
     return pl;
 }
 
-template <bool DIT, bool INV, bool LAZY, bool FULL>
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
 void emulate_pass(const ntt_pass &p, uint32_t *sm)
 {
     const uint32_t count = tile_count<FULL>(p), blocks = 1u << (p.L - p.k - p.g);
@@ -665,7 +685,7 @@ void emulate_pass(const ntt_pass &p, uint32_t *sm)
             pass_load<FULL>(p, sm, q0, u);
         for (unsigned st = 0; st < p.k; st++)
             for (uint32_t j = 0; j < count / 2; j++)
-                pass_stage<DIT, INV, LAZY, FULL>(p, sm, q0, st, j);
+                pass_stage<DIT, INV, LAZY, FULL, K, ILO>(p, sm, q0, st, j);
         for (uint32_t u = 0; u < count; u++)
             pass_store<LAZY, FULL>(p, sm, q0, u);
     }
@@ -673,20 +693,50 @@ void emulate_pass(const ntt_pass &p, uint32_t *sm)
 
 /* One pass kernel on the device, its shared memory attributes set first (cheap; they
  * belong to the current device's context). */
-template <bool DIT, bool INV, bool LAZY, bool FULL>
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
 g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
 {
-    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL>,
+    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)(sizeof(fr_d) << x.tile_log)),
              G16_ERR_INTERNAL);
-    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL>,
+    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO>,
                                   cudaFuncAttributePreferredSharedMemoryCarveout,
                                   (int)cudaSharedmemCarveoutMaxShared),
              G16_ERR_INTERNAL);
-    k_ntt_pass<DIT, INV, LAZY, FULL>
+    k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO>
         <<<1u << (p.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
     return G16_OK;
+}
+
+/* A FULL pass of K stages (8 to 10: every pass of 2^20 to 2^28) whose ilo is 0 or the
+ * tile's other bits (TILE_LOG - K: every pass but a transform's first or last one can
+ * have either) by the kernel built for that shape; false when there is none. */
+template <bool DIT, bool INV, unsigned K>
+bool pass_shape_k(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm, g16_status *st)
+{
+    constexpr int G = (int)(TILE_LOG - K);
+    if (p.ilo != 0 && p.ilo != (unsigned)G)
+        return false;
+    if (x.ctx)
+        *st = p.ilo == 0 ? launch_pass_as<DIT, INV, true, true, K, 0>(x, p, tile)
+                         : launch_pass_as<DIT, INV, true, true, K, G>(x, p, tile);
+    else if (p.ilo == 0)
+        emulate_pass<DIT, INV, true, true, K, 0>(p, sm);
+    else
+        emulate_pass<DIT, INV, true, true, K, G>(p, sm);
+    return true;
+}
+
+template <bool DIT, bool INV>
+bool pass_shape(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm, g16_status *st)
+{
+    switch (p.k) {
+    case 8: return pass_shape_k<DIT, INV, 8>(x, p, tile, sm, st);
+    case 9: return pass_shape_k<DIT, INV, 9>(x, p, tile, sm, st);
+    case 10: return pass_shape_k<DIT, INV, 10>(x, p, tile, sm, st);
+    default: return false;
+    }
 }
 
 /* A pass of `tile` log2 slots, on the device or emulated (sm: the emulation's tile). FULL
@@ -697,6 +747,9 @@ g16_status launch_pass(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm)
 {
     const bool full = x.full && tile == TILE_LOG && x.tile_log == TILE_LOG;
     if constexpr (LAZY) {
+        g16_status st = G16_OK;
+        if (full && x.shapes && pass_shape<DIT, INV>(x, p, tile, sm, &st))
+            return st;
         if (full && x.ctx)
             return launch_pass_as<DIT, INV, true, true>(x, p, tile);
         if (full) {
