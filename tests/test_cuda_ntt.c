@@ -230,7 +230,7 @@ int main(void)
 #if TEST_CUDA_NTT_EMULATE
     /* Every variant of the kernels. The general kernel and the FULL one that reads the
      * pass's shape differ from the default only on whole tiles of the GPU's plan (2^11
-     * points and more; DIT passes of 8 to 10 stages from 2^17). */
+     * points and more; forward passes of 8 to 10 stages from 2^17). */
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
         mode_set(&g_modes[mi]);
         if (strcmp(g_modes[mi].full, "0") == 0 || strcmp(g_modes[mi].shapes, "0") == 0) {

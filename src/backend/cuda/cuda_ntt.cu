@@ -26,10 +26,11 @@
  *   keeps them below p (the tests run both).
  * - Whole tiles (every pass from 2^11 points on) run a kernel built for exactly 2^11
  *   slots (FULL: tile_count), so that its shared memory offsets are immediates (-3%,
- *   run 67); G16_GPU_NTT_FULL=0 runs them by the general kernel. DIT passes of 8 to
- *   10 stages (all of 2^20 .. 2^28) run kernels built for their shape (pass_shape: the
- *   stage loop unrolled, the bit positions constants; -1.6 to -2.2%, run 68, where DIF
- *   passes lost ~0.6%); G16_GPU_NTT_SHAPES=0 reads them.
+ *   run 67); G16_GPU_NTT_FULL=0 runs them by the general kernel. Forward transforms'
+ *   passes of 8 to 10 stages (all of 2^20 .. 2^28) run kernels built for their shape
+ *   (pass_shape: the stage loop unrolled, the bit positions constants; -1.5 to -2.2% for
+ *   the plain and coset forward NTTs, -0.8% for H's forward half, runs 68-69; inverse
+ *   transforms lost 0.2-0.7% with them); G16_GPU_NTT_SHAPES=0 reads them.
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^14 entries each at most, built on the device per call),
@@ -749,8 +750,9 @@ g16_status launch_pass(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm)
     const bool full = x.full && tile == TILE_LOG && x.tile_log == TILE_LOG;
     if constexpr (LAZY) {
         g16_status st = G16_OK;
-        /* Run 68: the shapes gain 1.6-2.2% on DIT passes and lose ~0.6% on DIF ones. */
-        if constexpr (DIT) {
+        /* Runs 68-69: the shapes gain 1.5-2.2% on forward DIF transforms (plain and coset)
+         * and 0.8% on H's forward DIT ones, and lose 0.2-0.7% on inverse ones. */
+        if constexpr (!INV) {
             if (full && x.shapes && pass_shape<DIT, INV>(x, p, tile, sm, &st))
                 return st;
         }
