@@ -711,9 +711,10 @@ g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
     return G16_OK;
 }
 
-/* A FULL pass of K stages (8 to 10: every pass of 2^20 to 2^28) whose ilo is 0 or the
- * tile's other bits (TILE_LOG - K: every pass but a transform's first or last one can
- * have either) by the kernel built for that shape; false when there is none. */
+/* A FULL pass of K stages (8 to 10: every pass of 2^20 to 2^28) by the kernel built for
+ * its shape; false when there is none. ilo = min(lo, TILE_LOG - K) is 0 for the pass of
+ * the lowest index bits and TILE_LOG - K for any other (whose lo spans another pass's 8
+ * or more stages, above TILE_LOG - K <= 3). */
 template <bool DIT, bool INV, unsigned K>
 bool pass_shape_k(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm, g16_status *st)
 {
