@@ -126,7 +126,7 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
     uint64_t nb = pk->density_b && pk->n_b != nv ? pk->n_b : 0;
     /* a, b, c, z and the gathered A and B scalars; then the largest MSM's scratch
      * (cuda_msm.cu, msm_batch_affine.cuh) for m scalars, of which a window holds d digits
-     * (m; 2 m with GLV): canonical scalars (32 m), flags, prefix sums and index lists (20
+     * (m; 2 m with GLV): canonical scalars (32 m), their kinds and the two index lists (9
      * m), sort keys and values (12 d) and CUB's sort scratch (8 d: its own copies of them);
      * for a group of windows of g = max(d, min(16 d, 2^25)) digits, two sorted index lists
      * (8 g: the next group's sorted beside this one's rounds); the batch-affine rounds' two
@@ -149,9 +149,9 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
     uint64_t h2 = slice_digits && slice_digits < g2 ? slice_digits : g2;
     const uint64_t chunk = (uint64_t)1 << 30;
     uint64_t pairs1 = 28 * h1 < chunk ? 28 * h1 : chunk, pairs2 = 52 * h2 < chunk ? 52 * h2 : chunk;
-    uint64_t g1_msm = (32 + 20) * n + (12 + 8) * hd + 8 * g1 + 72 * h1 + pairs1 +
+    uint64_t g1_msm = (32 + 9) * n + (12 + 8) * hd + 8 * g1 + 72 * h1 + pairs1 +
                       ((uint64_t)(n > (1u << 24) ? 5 : 1) << 28) - 32 * n;
-    uint64_t g2_msm = (32 + 20 + 12 + 8) * m2 + 8 * g2 + 144 * h2 + pairs2 +
+    uint64_t g2_msm = (32 + 9 + 12 + 8) * m2 + 8 * g2 + 144 * h2 + pairs2 +
                       ((uint64_t)(m2 > (1u << 24) ? 5 : 1) << 29);
     uint64_t bytes = (3 * n + nv + na + nb) * 32 + (g1_msm > g2_msm ? g1_msm : g2_msm);
     bytes += bytes / 16;

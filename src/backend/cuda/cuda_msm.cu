@@ -1,9 +1,10 @@
 /* Multi-scalar multiplication on the GPU, G1 and G2 from one template.
  *
- * 1. classify: each scalar (converted from Montgomery form when asked) is 0 (skipped),
- *    1 (its base goes to the parallel sum of step 2) or other (Pippenger); two index lists
- *    by a prefix sum (CUB) and a scatter. Witnesses of real circuits are mostly 0 and 1, and
- *    a one in Pippenger would land every such base in a single bucket of window 0.
+ * 1. classify: each scalar is 0 (skipped), 1 (its base goes to the parallel sum of step
+ *    2) or other (Pippenger, its canonical value kept: converted from Montgomery form when
+ *    asked); the ones' and the others' index lists by one three-way partition (CUB).
+ *    Witnesses of real circuits are mostly 0 and 1, and a one in Pippenger would land
+ *    every such base in a single bucket of window 0.
  * 2. ones: the bases with scalar 1 are summed by a tree of chunked sums (each thread adds
  *    a chunk of points, then the partial sums are summed the same way), or when there are
  *    many (ba_ones_use) by the batch-affine rounds of step 4 as one bucket.
@@ -31,6 +32,8 @@
  * (W 2^(c-1) XYZZ points). Buffers come from the context's pool
  * (cuda_ctx.cuh): allocated by the first call of each size, reused after. */
 #include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 
 #include "cuda_ctx.cuh"
 #include "curve.cuh"
@@ -56,44 +59,53 @@ G16_HD bool scalar_too_large(const scalar_d &s)
     return true;
 }
 
-__global__ void k_classify(scalar_d *canon, uint32_t *flag_one, uint32_t *flag_other,
-                           uint32_t *first_bad, const scalar_d *in, uint32_t n, bool montgomery)
+/* Scalar i's kind (0 zero, 1 one, 2 other) into kind[i], and an other's canonical value
+ * into canon[i]: only the others' entries are written, as only they are read (by index,
+ * idx_other). Montgomery input is classified in its own form (0 and R mod r), so that
+ * only the others pay the conversion's product: a witness of 0s and 1s is then read once
+ * and hardly written. A canonical scalar >= r sets first_bad (and counts as zero). */
+__global__ void k_classify(scalar_d *canon, uint8_t *kind, uint32_t *first_bad,
+                           const scalar_d *in, uint32_t n, bool montgomery)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     scalar_d s = in[i];
-    if (montgomery) {
-        fr_d f;
-#pragma unroll
-        for (int k = 0; k < 8; k++)
-            f.v[k] = s.v[k];
-        f = from_montgomery(f);
-#pragma unroll
-        for (int k = 0; k < 8; k++)
-            s.v[k] = f.v[k];
-    }
-    if (scalar_too_large(s)) {
-        atomicMin(first_bad, i);
-        s = scalar_d{};
-    }
-    canon[i] = s;
-    uint32_t high = 0;
+    uint32_t high = 0, not_one = 0;
+    const fr_d mont_one = fr_d::one();
 #pragma unroll
     for (int k = 1; k < 8; k++)
         high |= s.v[k];
-    bool zero = high == 0 && s.v[0] == 0, one = high == 0 && s.v[0] == 1;
-    flag_one[i] = one;
-    flag_other[i] = !zero && !one;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        not_one |= s.v[k] ^ (montgomery ? mont_one.v[k] : k == 0);
+    const bool zero = (high | s.v[0]) == 0, unit = not_one == 0;
+    if (!zero && !unit) {
+        if (montgomery) {
+            fr_d f;
+#pragma unroll
+            for (int k = 0; k < 8; k++)
+                f.v[k] = s.v[k];
+            f = from_montgomery(f);
+#pragma unroll
+            for (int k = 0; k < 8; k++)
+                s.v[k] = f.v[k];
+        } else if (scalar_too_large(s)) {
+            atomicMin(first_bad, i);
+            kind[i] = 0;
+            return;
+        }
+        canon[i] = s;
+    }
+    kind[i] = zero ? 0 : unit ? 1 : 2;
 }
 
-/* out[pos[i]] = i where flag[i]: the compaction after an exclusive prefix sum. */
-__global__ void k_scatter(uint32_t *out, const uint32_t *flag, const uint32_t *pos, uint32_t n)
-{
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && flag[i])
-        out[pos[i]] = i;
-}
+/* The partition's predicate: index i's scalar is of kind k. */
+struct kind_is {
+    const uint8_t *kind;
+    uint8_t k;
+    __host__ __device__ bool operator()(uint32_t i) const { return kind[i] == k; }
+};
 
 /* out[t] = sum of bases[idx[j]] for j in chunk t. */
 template <class F>
@@ -611,51 +623,43 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     const A *bases = (const A *)bases_dev;
     g16_status s;
 
-    /* 1. classify and compact. */
+    /* 1. classify and compact: the kinds, then the ones' and the others' indices in
+     * ascending order by one three-way partition (CUB), the zeros' dropped; the two
+     * counts and the first bad scalar come back in one copy. */
     CUDA_TRY(cudaEventRecord(ctx->ev[0], st), G16_ERR_INTERNAL);
     dev_buf<scalar_d> canon;
-    dev_buf<uint32_t> flag_one, flag_other, pos, idx_one, idx_other, bad;
-    if ((s = canon.alloc(ctx, n, "MSM scalars")) || (s = flag_one.alloc(ctx, n + 1, "MSM flags")) ||
-        (s = flag_other.alloc(ctx, n + 1, "MSM flags")) || (s = pos.alloc(ctx, n + 1, "MSM prefix sums")) ||
-        (s = bad.alloc(ctx, 1, "MSM counts")))
+    dev_buf<uint8_t> kind, temp;
+    dev_buf<uint32_t> idx_one, idx_other, counts_dev;
+    /* n + 1 entries, not the counts: the pool then hands out the same blocks to every
+     * partition whatever its scalar mix. */
+    if ((s = canon.alloc(ctx, n, "MSM scalars")) || (s = kind.alloc(ctx, n, "MSM scalar kinds")) ||
+        (s = counts_dev.alloc(ctx, 3, "MSM counts")) ||
+        (s = idx_one.alloc(ctx, n + 1, "MSM index lists")) ||
+        (s = idx_other.alloc(ctx, n + 1, "MSM index lists")))
         return s;
-    CUDA_TRY(cudaMemsetAsync(bad.p, 0xff, sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaMemsetAsync(flag_one.p + n, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    CUDA_TRY(cudaMemsetAsync(flag_other.p + n, 0, sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    k_classify<<<blocks_for(n, 256), 256, 0, st>>>(canon.p, flag_one.p, flag_other.p, bad.p,
+    CUDA_TRY(cudaMemsetAsync(counts_dev.p, 0xff, 3 * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    k_classify<<<blocks_for(n, 256), 256, 0, st>>>(canon.p, kind.p, counts_dev.p + 2,
                                                    (const scalar_d *)scalars_dev, n, montgomery);
     CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    const thrust::counting_iterator<uint32_t> index(0);
+    const kind_is is_one{kind.p, 1}, is_other{kind.p, 2};
     size_t temp_bytes = 0;
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, flag_one.p, pos.p, n + 1, st),
+    CUDA_TRY(cub::DevicePartition::If(nullptr, temp_bytes, index, idx_one.p, idx_other.p,
+                                      thrust::make_discard_iterator(), counts_dev.p, (int)n, is_one,
+                                      is_other, st),
              G16_ERR_INTERNAL);
-    dev_buf<uint8_t> temp;
-    if ((s = temp.alloc(ctx, temp_bytes, "CUB scan scratch")))
+    if ((s = temp.alloc(ctx, temp_bytes, "CUB partition scratch")))
         return s;
-    uint32_t counts[2];
-    uint32_t *flags[2] = {flag_one.p, flag_other.p};
-    dev_buf<uint32_t> *lists[2] = {&idx_one, &idx_other};
-    for (int k = 0; k < 2; k++) {
-        CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, flags[k], pos.p, n + 1, st),
-                 G16_ERR_INTERNAL);
-        CUDA_TRY(cudaMemcpyAsync(&counts[k], pos.p + n, sizeof(uint32_t), cudaMemcpyDeviceToHost, st),
-                 G16_ERR_INTERNAL);
-        CUDA_TRY(cudaStreamSynchronize(st), G16_ERR_INTERNAL);
-        /* n + 1 entries, not counts[k]: the pool then hands out the same block to every
-         * partition whatever its scalar mix. */
-        if ((s = lists[k]->alloc(ctx, n + 1, "MSM index lists")))
-            return s;
-        k_scatter<<<blocks_for(n, 256), 256, 0, st>>>(lists[k]->p, flags[k], pos.p, n);
-        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
-    }
-    uint32_t first_bad;
-    CUDA_TRY(cuda_copy(ctx, &first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
-    if (first_bad != 0xffffffffu)
-        return status_fail(G16_ERR_BAD_ENCODING, "GPU MSM: scalar %u is not below r", first_bad);
-    /* The flags and prefix sums served the compaction alone: their blocks go back to the
-     * pool for the sort and the rounds (1.5 GiB at 2^27 scalars). */
-    flag_one.release();
-    flag_other.release();
-    pos.release();
+    CUDA_TRY(cub::DevicePartition::If(temp.p, temp_bytes, index, idx_one.p, idx_other.p,
+                                      thrust::make_discard_iterator(), counts_dev.p, (int)n, is_one,
+                                      is_other, st),
+             G16_ERR_INTERNAL);
+    uint32_t counts[3];
+    CUDA_TRY(cuda_copy(ctx, counts, counts_dev.p, sizeof counts, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    if (counts[2] != 0xffffffffu)
+        return status_fail(G16_ERR_BAD_ENCODING, "GPU MSM: scalar %u is not below r", counts[2]);
+    /* The kinds served the compaction alone: back to the pool for the sort and rounds. */
+    kind.release();
     temp.release();
     uint32_t ones = counts[0], m = counts[1];
     info->ones = ones;
@@ -833,6 +837,8 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
         if (tuning->split == 1 || tuning->split == 2)
             tn.split = tuning->split == 1;
         tn.slice_points = tuning->slice_points ? tuning->slice_points : tn.slice_points;
+        tn.chunk_pairs = tuning->chunk_pairs;
+        tn.lane_min_pairs = tuning->lane_min_pairs ? tuning->lane_min_pairs : tn.lane_min_pairs;
     }
     return tn;
 }
