@@ -11,8 +11,7 @@
  * with knobs that reach the paths small inputs otherwise miss: rounds down to runs of 1,
  * one or three windows a group, up to 16 pairs a thread, the inversion's levels (4 and
  * 16 values a thread) down to 4 values for the CPU, a round's pairs in several chunks
- * (in one lane, or alternating the two lanes' buffers as the device queues them on two
- * streams); and with the windows reduced by split
+ * (as the device's large rounds are); and with the windows reduced by split
  * sums (widths 2 to 13, then each window's sum comes back as its bucket 0), and with the
  * scalars split by the GLV endomorphism (glv.cuh; edge scalars t lambda + e as well), and
  * with a window's rounds run slice by slice (ba_slices, plain and GLV); and
@@ -98,40 +97,39 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
  * 2: none) and up to 64 and 16 pairs a thread. */
 static const char *tuning_names[] = {
     "defaults",
-    "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone, chunks of 37 pairs "
-    "in two lanes",
-    "tail 3, three windows a group, K <= 16, wide levels, no prefetch, two chunks a round",
+    "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone, chunks of 37 pairs",
+    "tail 3, three windows a group, K <= 16, wide levels, no prefetch",
     "split sums",
-    "split sums, one window a group, K <= 64, levels, chunks of 29 pairs in one lane",
+    "split sums, one window a group, K <= 64, levels, chunks of 29 pairs",
     "GLV",
-    "GLV, split sums, one window a group, K <= 64, levels, chunks of 64 pairs in two lanes",
+    "GLV, split sums, one window a group, K <= 64, levels, chunks of 64 pairs",
     "multiples, slices of 50 digits",
-    "multiples, slices of n digits, K <= 64, levels, chunks of 50 pairs in two lanes",
+    "multiples, slices of n digits, K <= 64, levels, chunks of 50 pairs",
     "windows in slices of 50 digits",
     "split sums, windows in slices of 50 digits",
-    "GLV, split sums, windows in slices of ~2n/3 digits, K <= 64, levels, two chunks a round"};
+    "GLV, split sums, windows in slices of ~2n/3 digits, K <= 64, levels"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (t == 1) /* chunks of 37 pairs alternating the two lanes */
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37, 2};
-    else if (t == 2) /* every round of 2 pairs or more in two chunks, one a lane */
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0, 2};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (t == 1) /* a round's pairs in chunks of 37 */
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37};
+    else if (t == 2)
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0};
     else if (t == 3)
         tn.split = 1;
     else if (t == 4)
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 0, 0,
-                                      29, 1u << 30}; /* chunks of 29 pairs, one lane */
+                                      29}; /* chunks of 29 pairs */
     else if (t == 5)
         tn.glv = 1;
     else if (t == 6) /* a window of GLV holds 2 n digits */
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? 2 * n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 1, 0,
-                                      64, 2};
+                                      64};
     else if (t == 7) /* multiples: slices of ~50 digits (64 at most: fewer, larger) */
         tn.slice_points = 50;
     else if (t == 8) /* multiples: slices of ~n digits, K <= 64, levels */
-        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50, 1};
+        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50};
     else if (t == 9) /* a window's rounds slice by slice (one window a group) */
         tn.slice_points = 50;
     else if (t == 10) {
@@ -139,7 +137,7 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
         tn.slice_points = 50;
     } else if (t == 11) /* GLV's 2 n digits a window in three slices */
         tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 1, 1,
-                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0, 2};
+                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0};
     return tn;
 }
 

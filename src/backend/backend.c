@@ -132,7 +132,7 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
      * (8 g: the next group's sorted beside this one's rounds); the batch-affine rounds' two
      * point buffers for h = g digits, or h = slice_digits when a window is cut into slices
      * of about that many (3/4 h affine points: 72 h in G1, 144 h in G2) and the pairs'
-     * running products and indices (h / 2 pairs, 28 h in G1, 52 h in G2, at most 1 GiB a
+     * running products and indices (h / 2 pairs, 28 h in G1, 52 h in G2, at most 2 GiB a
      * chunk); the buckets of every window (above 2^24 scalars 13 windows of 2^19 XYZZ
      * points: 1.25 GiB in G1, 2.5 GiB in G2; ~100 MiB below; split sums' affine buckets
      * for 4 windows of 2^21 take less). H's MSM has n dense G1 scalars, the B2 MSM n_b G2
@@ -147,7 +147,7 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
     uint64_t hd = glv ? 2 * n : n, g1 = msm_group_digits(hd), g2 = msm_group_digits(m2);
     uint64_t h1 = slice_digits && slice_digits < g1 ? slice_digits : g1;
     uint64_t h2 = slice_digits && slice_digits < g2 ? slice_digits : g2;
-    const uint64_t chunk = (uint64_t)1 << 30;
+    const uint64_t chunk = (uint64_t)2 << 30; /* BA_CHUNK_BYTES_PLANNED */
     uint64_t pairs1 = 28 * h1 < chunk ? 28 * h1 : chunk, pairs2 = 52 * h2 < chunk ? 52 * h2 : chunk;
     uint64_t g1_msm = (32 + 9) * n + (12 + 8) * hd + 8 * g1 + 72 * h1 + pairs1 +
                       ((uint64_t)(n > (1u << 24) ? 5 : 1) << 28) - 32 * n;

@@ -401,8 +401,6 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     }
     for (int i = 0; i < ctx->n_pinned; i++)
         pin_release(ctx->pinned[i]);
-    if (ctx->host_scratch)
-        cudaFreeHost(ctx->host_scratch);
     for (int i = 0; i < 8; i++)
         if (ctx->ev[i])
             cudaEventDestroy(ctx->ev[i]);
@@ -642,26 +640,6 @@ extern "C" g16_status cuda_host_alloc(void **host, size_t bytes)
     cudaGetLastError();
     return status_fail(G16_ERR_OUT_OF_MEMORY, "pinning %.2f GiB of host memory: %s",
                        bytes / 1073741824.0, cudaGetErrorString(err));
-}
-
-g16_status cuda_ctx_host_scratch(cuda_ctx *ctx, size_t bytes, void **host)
-{
-    if (bytes > ctx->host_scratch_bytes) {
-        if (ctx->host_scratch)
-            cudaFreeHost(ctx->host_scratch);
-        ctx->host_scratch = nullptr;
-        ctx->host_scratch_bytes = 0;
-        cudaError_t err = cudaHostAlloc(&ctx->host_scratch, bytes, cudaHostAllocDefault);
-        if (err != cudaSuccess) {
-            ctx->host_scratch = nullptr;
-            cudaGetLastError();
-            return status_fail(G16_ERR_OUT_OF_MEMORY, "pinning %zu bytes of host scratch: %s", bytes,
-                               cudaGetErrorString(err));
-        }
-        ctx->host_scratch_bytes = bytes;
-    }
-    *host = ctx->host_scratch;
-    return G16_OK;
 }
 
 extern "C" void cuda_host_free(void *host)

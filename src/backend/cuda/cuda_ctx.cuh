@@ -57,9 +57,6 @@ struct cuda_ctx {
     /* The NTT's per-size twiddle tables (cuda_ntt.cu), freed with the context. */
     void *ntt_cache;
     void (*ntt_cache_free)(void *);
-    /* A small pinned host buffer (cuda_ctx_host_scratch), freed with the context. */
-    void *host_scratch;
-    size_t host_scratch_bytes;
 };
 
 /* cudaMalloc / cudaFree, counted (cuda_alloc_counts): only start-up, first-use and
@@ -80,12 +77,6 @@ void cuda_free_bytes(void *dev);
  * arrays and run out of memory beside them. */
 g16_status cuda_pool_alloc(cuda_ctx *ctx, void **dev, size_t bytes, const char *what);
 void cuda_pool_release(cuda_ctx *ctx, void *dev);
-
-/* *host = the context's pinned host scratch, at least `bytes` (a few KiB: the MSM's
- * batch inversions end there, copied from and to the device while the host thread goes
- * on). Kept from call to call; a larger request replaces it. One user at a time: the
- * context's operations run one after another. */
-g16_status cuda_ctx_host_scratch(cuda_ctx *ctx, size_t bytes, void **host);
 
 /* A device buffer from the context's pool, released on every path (scope exit). */
 template <class T>

@@ -838,7 +838,6 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.split = tuning->split == 1;
         tn.slice_points = tuning->slice_points ? tuning->slice_points : tn.slice_points;
         tn.chunk_pairs = tuning->chunk_pairs;
-        tn.lane_min_pairs = tuning->lane_min_pairs ? tuning->lane_min_pairs : tn.lane_min_pairs;
     }
     return tn;
 }

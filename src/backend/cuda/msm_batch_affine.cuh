@@ -85,9 +85,7 @@ struct ba_tuning {
     uint32_t slice_points; /* digits a slice of a window holds (0: whole windows; ba_slices);
                             * with multiples, of the shared buckets (0: by memory, msm_mult.cuh) */
     size_t chunk_bytes;    /* a chunk's running products and pair indices (ba_round_bufs) */
-    uint32_t lanes;          /* 2: a round's chunks alternate two streams (ba_rounds), 1: one */
-    uint32_t lane_min_pairs; /* rounds with fewer pairs keep one stream */
-    uint32_t chunk_pairs;    /* pairs a chunk's buffers hold, when not 0 (else chunk_bytes) */
+    uint32_t chunk_pairs;  /* pairs a chunk holds when not 0, else from chunk_bytes (tests) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -115,16 +113,11 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * bound chains) and a host round trip, ~0.3 ms. 4 GiB: G1 dense 2^26 375.2 -> 368.9 ms,
  * 2^27 704.0 -> 692.7 against 1 GiB (run 63). A context whose MSMs are planned for
  * memory (cuda_ctx_set_msm_slice_points) keeps BA_CHUNK_BYTES_PLANNED, which the
- * partition's model counts (backend_partition_device_bytes). */
-constexpr size_t BA_CHUNK_BYTES = (size_t)4 << 30, BA_CHUNK_BYTES_PLANNED = (size_t)1 << 30;
-
-/* A chunk's batch inversion runs levels of few values (latency-bound chains of products)
- * and a host round trip between ba_denominators and ba_add, which fill the GPU: with two
- * lanes (ba_rounds) a round's chunks alternate two streams, so that one chunk's levels
- * and round trip overlap the other's pair kernels. The two chunks' buffers split the
- * bytes one chunk had, so memory is unchanged. Rounds of fewer pairs than this keep one
- * stream (both chunks would be latency alone). G16_GPU_MSM_LANES=1 keeps one stream. */
-constexpr uint32_t BA_LANE_MIN_PAIRS = 1u << 16;
+ * partition's model counts (backend_partition_device_bytes): 2 GiB, round 0 of a 2^27
+ * GLV slice in 2 chunks instead of 4 (run 71). Run 70 measured a round's chunks halved
+ * and alternating two streams (one's levels and host trip beside the other's kernels):
+ * 0.3-7% slower everywhere, its host trips doubled (bench/NOTES.md, session 20). */
+constexpr size_t BA_CHUNK_BYTES = (size_t)4 << 30, BA_CHUNK_BYTES_PLANNED = (size_t)2 << 30;
 
 /* A 0|1 knob: *v from the variable when it is exactly "0" or "1", else left alone. */
 void ba_env_bit(const char *name, int *v)
@@ -136,9 +129,7 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8,  1u << 25, 1u << 19, 256, 1u << 16,      16, 0,        0,
-                   -1, -1,       1,        1,   -1,            0,  BA_CHUNK_BYTES, 2,
-                   BA_LANE_MIN_PAIRS, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -165,9 +156,6 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
-    env = getenv("G16_GPU_MSM_LANES");
-    if (env && (env[0] == '1' || env[0] == '2') && env[1] == 0)
-        t.lanes = (uint32_t)(env[0] - '0');
     return t;
 }
 
@@ -829,56 +817,19 @@ struct ba_device_exec {
      * zero, sort and scan queue on: the context's, or the side one between fork and join. */
     cudaStream_t side = nullptr, cur = nullptr;
     cudaEvent_t fork_ev = nullptr, ready[2] = {nullptr, nullptr};
-    /* Lane 1 of the rounds' chunks (use_lane; created on first use): between
-     * lanes_fork and lanes_join, run, zero, fetch, to_device and wait go to the lane in
-     * use, lane 0 being the context's stream. */
-    cudaStream_t lane_stream = nullptr;
-    cudaEvent_t lane_ev = nullptr;
-    int lane = 0;
 
     ba_device_exec() = default;
     ba_device_exec(const ba_device_exec &) = delete;
     ~ba_device_exec()
     {
         /* Pending work keeps them alive until it completes. */
-        for (cudaEvent_t e : {fork_ev, ready[0], ready[1], lane_ev})
+        for (cudaEvent_t e : {fork_ev, ready[0], ready[1]})
             if (e)
                 cudaEventDestroy(e);
         if (side)
             cudaStreamDestroy(side);
-        if (lane_stream)
-            cudaStreamDestroy(lane_stream);
     }
-    cudaStream_t stream() const { return cur ? cur : lane ? lane_stream : ctx->stream; }
-    /* Lane 1 starts after everything queued on the context's stream so far. */
-    g16_status lanes_fork()
-    {
-        if (!lane_stream) {
-            CUDA_TRY(cudaStreamCreateWithFlags(&lane_stream, cudaStreamNonBlocking), G16_ERR_INTERNAL);
-            CUDA_TRY(cudaEventCreateWithFlags(&lane_ev, cudaEventDisableTiming), G16_ERR_INTERNAL);
-        }
-        CUDA_TRY(cudaEventRecord(lane_ev, ctx->stream), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaStreamWaitEvent(lane_stream, lane_ev, 0), G16_ERR_INTERNAL);
-        return G16_OK;
-    }
-    g16_status use_lane(int l)
-    {
-        lane = l;
-        return G16_OK;
-    }
-    /* Back to lane 0, the context's stream waiting for lane 1's work. */
-    g16_status lanes_join()
-    {
-        lane = 0;
-        if (!lane_stream)
-            return G16_OK;
-        CUDA_TRY(cudaEventRecord(lane_ev, lane_stream), G16_ERR_INTERNAL);
-        CUDA_TRY(cudaStreamWaitEvent(ctx->stream, lane_ev, 0), G16_ERR_INTERNAL);
-        return G16_OK;
-    }
-    /* Pinned host memory for the inversions' last levels (the context's, kept): a copy
-     * to pageable memory would hold the host thread until the lane's work is done. */
-    g16_status host_scratch(size_t bytes, void **p) { return cuda_ctx_host_scratch(ctx, bytes, p); }
+    cudaStream_t stream() const { return cur ? cur : ctx->stream; }
     /* From here until join, work goes to the side stream, after everything queued on the
      * context's stream so far. */
     g16_status fork()
@@ -911,9 +862,8 @@ struct ba_device_exec {
     g16_status settle()
     {
         cur = nullptr;
-        g16_status s = lanes_join();
-        if (s || !side)
-            return s;
+        if (!side)
+            return G16_OK;
         CUDA_TRY(cudaEventRecord(fork_ev, side), G16_ERR_INTERNAL);
         CUDA_TRY(cudaStreamWaitEvent(ctx->stream, fork_ev, 0), G16_ERR_INTERNAL);
         return G16_OK;
@@ -988,18 +938,17 @@ struct ba_device_exec {
      * pageable memory: staged before the call returns, so the source may be reused). */
     g16_status fetch(void *dst, const void *src, size_t bytes)
     {
-        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
         return G16_OK;
     }
-    /* The host waits for the stream in use (the lane's, between use_lane calls). */
     g16_status wait(void)
     {
-        CUDA_TRY(cudaStreamSynchronize(stream()), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
         return G16_OK;
     }
     g16_status to_device(void *dst, const void *src, size_t bytes)
     {
-        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
         return G16_OK;
     }
     /* Time marks around the sorts (0 before, 1 after) and their span after a wait. */
@@ -1086,29 +1035,11 @@ struct ba_host_exec {
     g16_status to_device(void *dst, const void *src, size_t bytes) { return fetch(dst, src, bytes); }
     g16_status mark(int) { return G16_OK; }
     double marked_ms(void) { return 0; }
-    /* One thread of work: the side stream and the lanes are the same order. */
+    /* One thread of work: the side stream is the same order. */
     g16_status fork() { return G16_OK; }
     g16_status join(int) { return G16_OK; }
     g16_status await(int) { return G16_OK; }
     g16_status settle() { return G16_OK; }
-    g16_status lanes_fork() { return G16_OK; }
-    g16_status use_lane(int) { return G16_OK; }
-    g16_status lanes_join() { return G16_OK; }
-    host_buf<uint8_t> scratch;
-    size_t scratch_bytes = 0;
-    g16_status host_scratch(size_t bytes, void **p)
-    {
-        if (bytes > scratch_bytes) {
-            free(scratch.p);
-            if (!(scratch.p = (uint8_t *)malloc(bytes))) {
-                scratch_bytes = 0;
-                return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: host scratch");
-            }
-            scratch_bytes = bytes;
-        }
-        *p = scratch.p;
-        return G16_OK;
-    }
 };
 
 /* --- slices: a sorted list of digits cut into runs of whole buckets ------------------- */
@@ -1197,73 +1128,24 @@ size_t ba_inverse_scratch(size_t n)
     return 2 * n + 64;
 }
 
-/* A batch inversion in two halves, so that a caller can queue other work between them
- * (ba_rounds' lanes): batch_inverse_up runs the levels up to the last few values and
- * queues their copy to the host; batch_inverse_down waits for it, inverts them on the
- * CPU and runs the levels back down. The plan remembers the levels in between. */
-enum { BA_MAX_LEVELS = 32 };
-template <class F>
-struct ba_inv_plan {
-    struct level {
-        F *v, *pre, *prod;
-        uint32_t n, G;
-    } lv[BA_MAX_LEVELS];
-    unsigned levels;
-    F *top, *host; /* the last values (device) and their copy (host) */
-    uint32_t top_n;
-};
-
-/* Levels of Montgomery's trick over v[0 .. n) (no v[i] zero) until at most
- * tn.host_inverses values are left, those queued to host (room for them). */
-template <class F, class Exec>
-g16_status batch_inverse_up(Exec &ex, ba_inv_plan<F> &pl, F *v, uint32_t n, F *scratch, F *host,
-                            const ba_tuning &tn)
-{
-    g16_status s;
-    pl.levels = 0;
-    while (n > tn.host_inverses) {
-        if (pl.levels == BA_MAX_LEVELS)
-            return status_fail(G16_ERR_INTERNAL, "GPU MSM: batch inversion of %u values", n);
-        uint32_t g = ba_level_group(n, tn), G = (n + g - 1) / g;
-        F *pre = scratch, *prod = scratch + n;
-        if ((s = ex.run(G, 128, ba_inv_up<F>{v, pre, prod, n, G})))
-            return s;
-        pl.lv[pl.levels++] = {v, pre, prod, n, G};
-        scratch += (size_t)n + G;
-        v = prod;
-        n = G;
-    }
-    pl.top = v;
-    pl.top_n = n;
-    pl.host = host;
-    return ex.fetch(host, v, (size_t)n * sizeof(F));
-}
-
-/* The other half: v[i] = 1 / v[i] for the v batch_inverse_up was given. */
-template <class F, class Exec>
-g16_status batch_inverse_down(Exec &ex, const ba_inv_plan<F> &pl)
-{
-    g16_status s;
-    if ((s = ex.wait()) ||
-        (s = cuda_host_batch_inverse(pl.host, pl.top_n, sizeof(F) == sizeof(fp_d) ? 1 : 2)) ||
-        (s = ex.to_device(pl.top, pl.host, (size_t)pl.top_n * sizeof(F))))
-        return s;
-    for (unsigned l = pl.levels; l-- > 0;) {
-        const typename ba_inv_plan<F>::level &L = pl.lv[l];
-        if ((s = ex.run(L.G, 128, ba_inv_down<F>{L.v, L.pre, L.prod, L.n, L.G})))
-            return s;
-    }
-    return G16_OK;
-}
-
 /* v[i] = 1 / v[i] for i < n (no v[i] is zero), by levels of Montgomery's trick, the last
  * level (at most tn.host_inverses values, host: room for them) by the CPU. */
 template <class F, class Exec>
 g16_status batch_inverse(Exec &ex, F *v, uint32_t n, F *scratch, F *host, const ba_tuning &tn)
 {
-    ba_inv_plan<F> pl{};
-    g16_status s = batch_inverse_up<F>(ex, pl, v, n, scratch, host, tn);
-    return s ? s : batch_inverse_down<F>(ex, pl);
+    g16_status s;
+    if (n <= tn.host_inverses) {
+        if ((s = ex.fetch(host, v, n * sizeof(F))) || (s = ex.wait()) ||
+            (s = cuda_host_batch_inverse(host, n, sizeof(F) == sizeof(fp_d) ? 1 : 2)))
+            return s;
+        return ex.to_device(v, host, n * sizeof(F));
+    }
+    uint32_t g = ba_level_group(n, tn), G = (n + g - 1) / g;
+    F *pre = scratch, *prod = scratch + n;
+    if ((s = ex.run(G, 128, ba_inv_up<F>{v, pre, prod, n, G})) ||
+        (s = batch_inverse<F>(ex, prod, G, scratch + n + G, host, tn)))
+        return s;
+    return ex.run(G, 128, ba_inv_down<F>{v, pre, prod, n, G});
 }
 
 /* Windows per group: up to tn.group_points digits, at least one window. */
@@ -1307,99 +1189,67 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
     return (uint32_t)(((uint64_t)n + per_warp - 1) / per_warp * 32);
 }
 
-/* The pair kernels' variant for tn: fn(den_prefetch, add_prefetch, stored_norms) with
- * each a std::integral_constant. G1's ba_add loads the next pair ahead unless
- * tn.prefetch is 0, its ba_denominators unless tn.den_prefetch is 0 (or, when negative,
- * as ba_add); G2's never (no registers to spare), and G2's pass each pair's norm from one
- * to the other unless tn.stored_norms is 0. */
-template <class F, class Fn>
-g16_status ba_pair_variant(const ba_tuning &tn, Fn fn)
+/* One chunk of a round's pairs: the denominators, their batch inversion, the sums. G1's
+ * ba_add loads the next pair ahead unless tn.prefetch is 0, its ba_denominators unless
+ * tn.den_prefetch is 0 (or, when negative, as ba_add); G2's never (no registers to
+ * spare), and G2's pass each pair's norm from one to the other in nrm unless
+ * tn.stored_norms is 0 (nrm: a chunk's worth, or null for G1). */
+template <class F, class Exec, class D = typename ba_den<F>::type>
+g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io, D *nrm,
+                         const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
+                         uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, D *scratch, D *host,
+                         affine_d<F> *out, const ba_tuning &tn)
 {
+    auto chunk = [&](auto den_prefetch, auto add_prefetch, auto stored_norms) -> g16_status {
+        constexpr bool DPF = decltype(den_prefetch)::value, APF = decltype(add_prefetch)::value,
+                       SN = decltype(stored_norms)::value;
+        g16_status s;
+        if ((s = ex.run(T, ba_den_block<F>(tn),
+                        ba_denominators<F, DPF, SN>{pre, prod, io, src, first, s_cur, NB, q0, qn,
+                                                    K, nrm})) ||
+            (s = batch_inverse<D>(ex, prod, T, scratch, host, tn)))
+            return s;
+        return ex.run(T, ba_pair_block<F>(tn),
+                      ba_add<F, APF, SN>{out, pre, prod, io, src, qn, K, nrm});
+    };
     if constexpr (ba_den<F>::has_norm) {
         if (tn.stored_norms)
-            return fn(std::false_type{}, std::false_type{}, std::true_type{});
+            return chunk(std::false_type{}, std::false_type{}, std::true_type{});
     }
     if constexpr (ba_prefetch<F>::value) {
         bool add = tn.prefetch != 0, den = tn.den_prefetch < 0 ? add : tn.den_prefetch != 0;
         if (add && den)
-            return fn(std::true_type{}, std::true_type{}, std::false_type{});
+            return chunk(std::true_type{}, std::true_type{}, std::false_type{});
         if (add)
-            return fn(std::false_type{}, std::true_type{}, std::false_type{});
+            return chunk(std::false_type{}, std::true_type{}, std::false_type{});
         if (den)
-            return fn(std::true_type{}, std::false_type{}, std::false_type{});
+            return chunk(std::true_type{}, std::false_type{}, std::false_type{});
     }
-    return fn(std::false_type{}, std::false_type{}, std::false_type{});
-}
-
-/* One chunk's buffers: its pairs' running products and indices (and G2's norms: nrm, a
- * chunk's worth, or null for G1), the threads' products and their inversion's scratch,
- * the host's room for the last level, and the plan between the inversion's halves. */
-template <class F, class Exec>
-struct ba_chunk_bufs {
-    typedef typename ba_den<F>::type D; /* the denominators' field */
-    typename Exec::template buf<D> pre, prod, scratch, nrm;
-    typename Exec::template buf<uint2> io;
-    D *host = nullptr;
-    ba_inv_plan<D> plan{};
-};
-
-/* A chunk of a round's pairs (pairs q0 .. q0 + qn, K a thread, T threads), first half:
- * the denominators and their batch inversion up to the host's copy. */
-template <class F, class Exec>
-g16_status ba_chunk_begin(Exec &ex, ba_chunk_bufs<F, Exec> &cb, ba_source<F> src,
-                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
-                          uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, const ba_tuning &tn)
-{
-    return ba_pair_variant<F>(tn, [&](auto den_prefetch, auto, auto stored_norms) -> g16_status {
-        constexpr bool DPF = decltype(den_prefetch)::value, SN = decltype(stored_norms)::value;
-        g16_status s;
-        if ((s = ex.run(T, ba_den_block<F>(tn),
-                        ba_denominators<F, DPF, SN>{cb.pre.p, cb.prod.p, cb.io.p, src, first, s_cur,
-                                                    NB, q0, qn, K, cb.nrm.p})))
-            return s;
-        return batch_inverse_up(ex, cb.plan, cb.prod.p, T, cb.scratch.p, cb.host, tn);
-    });
-}
-
-/* Second half: the inversion's way down, then the sums into out. */
-template <class F, class Exec>
-g16_status ba_chunk_end(Exec &ex, ba_chunk_bufs<F, Exec> &cb, ba_source<F> src, uint32_t qn,
-                        uint32_t K, uint32_t T, affine_d<F> *out, const ba_tuning &tn)
-{
-    return ba_pair_variant<F>(tn, [&](auto, auto add_prefetch, auto stored_norms) -> g16_status {
-        constexpr bool APF = decltype(add_prefetch)::value, SN = decltype(stored_norms)::value;
-        g16_status s;
-        if ((s = batch_inverse_down(ex, cb.plan)))
-            return s;
-        return ex.run(T, ba_pair_block<F>(tn),
-                      ba_add<F, APF, SN>{out, cb.pre.p, cb.prod.p, cb.io.p, src, qn, K, cb.nrm.p});
-    });
+    return chunk(std::false_type{}, std::false_type{}, std::false_type{});
 }
 
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
  * buffers (half and a quarter of the points, plus a point per bucket for odd runs), the
- * runs' bounds for the next rounds, the pairs' counts, and the chunks' buffers: one set,
- * or with two lanes two sets of half the pairs each (ba_rounds). */
+ * runs' bounds for the next rounds, the pairs' counts, and a chunk's running products,
+ * indices and inversion scratch. */
 template <class F, class Exec>
 struct ba_round_bufs {
     typename Exec::template buf<uint32_t> bounds, longest;
     typename Exec::template buf<unsigned long long> count, first;
     typename Exec::template buf<affine_d<F>> pts[2];
-    typedef typename ba_den<F>::type D;
-    ba_chunk_bufs<F, Exec> ch[2];
-    unsigned sets;
+    typedef typename ba_den<F>::type D; /* the denominators' field */
+    typename Exec::template buf<D> pre, prod, scratch, nrm; /* nrm: G2's norms (ba_den) */
+    typename Exec::template buf<uint2> io;
+    host_buf<D> host;
     size_t cap[2];
-    uint32_t chunk_pairs; /* a set's */
+    uint32_t chunk_pairs;
 
     g16_status alloc(Exec &ex, size_t gm, size_t gnb, const ba_tuning &tn)
     {
         /* Pairs per chunk: their running products and indices stay within tn.chunk_bytes
-         * (each chunk pays its batch inversion's levels and a host round trip), split
-         * between the two sets when there are two lanes and a round can be that long. */
+         * (each chunk pays its batch inversion's levels and a host round trip). */
         size_t chunk = tn.chunk_pairs ? tn.chunk_pairs : tn.chunk_bytes / (sizeof(D) + sizeof(uint2));
-        size_t all = gm / 2 < chunk ? gm / 2 : chunk;
-        sets = tn.lanes == 2 && gm / 2 >= tn.lane_min_pairs && all >= 2 ? 2 : 1;
-        chunk_pairs = (uint32_t)((all + sets - 1) / sets);
+        chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
         if (chunk_pairs == 0)
             chunk_pairs = 1;
         /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2
@@ -1417,23 +1267,16 @@ struct ba_round_bufs {
             (s = ex.alloc(count, gnb + 1, "MSM run counts")) ||
             (s = ex.alloc(first, gnb + 1, "MSM run counts")) ||
             (s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
-            (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")))
+            (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
+            (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
+            (ba_den<F>::has_norm && tn.stored_norms &&
+             (s = ex.alloc(nrm, chunk_pairs, "MSM batch-affine denominators' norms"))) ||
+            (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices")) ||
+            (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
+            (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")))
             return s;
-        void *host = nullptr;
-        size_t host_values = tn.host_inverses ? tn.host_inverses : 1;
-        if ((s = ex.host_scratch(sets * host_values * sizeof(D), &host)))
-            return s;
-        for (unsigned k = 0; k < sets; k++) {
-            ba_chunk_bufs<F, Exec> &c = ch[k];
-            c.host = (D *)host + k * host_values;
-            if ((s = ex.alloc(c.pre, chunk_pairs, "MSM batch-affine denominators")) ||
-                (ba_den<F>::has_norm && tn.stored_norms &&
-                 (s = ex.alloc(c.nrm, chunk_pairs, "MSM batch-affine denominators' norms"))) ||
-                (s = ex.alloc(c.io, chunk_pairs, "MSM batch-affine pair indices")) ||
-                (s = ex.alloc(c.prod, max_threads, "MSM batch-affine denominators")) ||
-                (s = ex.alloc(c.scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")))
-                return s;
-        }
+        if (!(host.p = (D *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(D))))
+            return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
         return G16_OK;
     }
     /* Room for gm points in up to gnb buckets in the point buffers (a slice longer than
@@ -1451,59 +1294,6 @@ struct ba_round_bufs {
         return G16_OK;
     }
 };
-
-/* A round's pairs in chunks of at most a set's chunk_pairs. With two sets (lanes) and at
- * least tn.lane_min_pairs pairs, in two or more chunks alternating lane 0 (the
- * context's stream) and lane 1, queued so that chunk k + 1's first half goes ahead of
- * chunk k's second: while the host waits for chunk k's last level and inverts it, the
- * other lane's kernels run, and each lane's chunks reuse that lane's set in stream order.
- * Lane 1 starts after the round's earlier work and the round goes on after both. */
-template <class F, class Exec>
-g16_status ba_round_pairs(Exec &ex, ba_round_bufs<F, Exec> &bf, ba_source<F> src,
-                          const uint32_t *s_cur, uint32_t NB, uint32_t pairs, affine_d<F> *out,
-                          const ba_tuning &tn)
-{
-    const uint32_t per = bf.chunk_pairs;
-    const bool two = bf.sets == 2 && pairs >= tn.lane_min_pairs && pairs >= 2;
-    uint32_t chunks = (uint32_t)(((uint64_t)pairs + per - 1) / per);
-    if (two && chunks < 2)
-        chunks = 2;
-    const uint32_t size = (uint32_t)(((uint64_t)pairs + chunks - 1) / chunks);
-    struct shape {
-        uint32_t q0, qn, K, T;
-    } sh[2];
-    auto begin = [&](uint32_t k) -> g16_status {
-        const unsigned l = two ? k & 1 : 0;
-        shape &h = sh[l];
-        h.q0 = k * size;
-        h.qn = pairs - h.q0 < size ? pairs - h.q0 : size;
-        h.K = ba_pairs_per_thread(h.qn, tn);
-        h.T = ba_threads(h.qn, h.K);
-        g16_status s = ex.use_lane((int)l);
-        return s ? s
-                 : ba_chunk_begin<F>(ex, bf.ch[l], src, bf.first.p, s_cur, NB, h.q0, h.qn, h.K, h.T, tn);
-    };
-    auto end = [&](uint32_t k) -> g16_status {
-        const unsigned l = two ? k & 1 : 0;
-        const shape &h = sh[l];
-        g16_status s = ex.use_lane((int)l);
-        return s ? s : ba_chunk_end<F>(ex, bf.ch[l], src, h.qn, h.K, h.T, out, tn);
-    };
-    g16_status s;
-    if (!two) {
-        for (uint32_t k = 0; k < chunks; k++)
-            if ((s = begin(k)) || (s = end(k)))
-                return s;
-        return G16_OK;
-    }
-    /* Joined on every path: the sets' buffers may go back to the pool after a failure. */
-    if (!(s = ex.lanes_fork()) && !(s = begin(0)))
-        for (uint32_t k = 0; k < chunks; k++)
-            if ((k + 1 < chunks && (s = begin(k + 1))) || (s = end(k)))
-                break;
-    g16_status j = ex.lanes_join();
-    return s ? s : j;
-}
 
 /* NB buckets whose runs [s_cur[b], e_cur[b]) index src's points, summed into buckets[b]
  * (XYZZ): pairing rounds until no run is longer than tn.tail, then ba_finish; or, with
@@ -1544,8 +1334,13 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
         uint32_t *s_next = ss[r & 1], *e_next = ee[r & 1];
         if ((s = ex.run(NB, 128, ba_carry<F>{out, s_next, e_next, bf.first.p, s_cur, e_cur, src})))
             return s;
-        if ((s = ba_round_pairs<F>(ex, bf, src, s_cur, NB, pairs, out, tn)))
-            return s;
+        for (uint32_t q0 = 0; q0 < pairs; q0 += bf.chunk_pairs) {
+            uint32_t qn = pairs - q0 < bf.chunk_pairs ? pairs - q0 : bf.chunk_pairs;
+            uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
+            if ((s = ba_pair_chunk<F>(ex, src, bf.pre.p, bf.prod.p, bf.io.p, bf.nrm.p, bf.first.p, s_cur, NB,
+                                      q0, qn, K, T, bf.scratch.p, bf.host.p, out, tn)))
+                return s;
+        }
         src = ba_source<F>::sums(out);
         s_cur = s_next;
         e_cur = e_next;
