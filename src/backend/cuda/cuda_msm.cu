@@ -838,6 +838,7 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.split = tuning->split == 1;
         tn.slice_points = tuning->slice_points ? tuning->slice_points : tn.slice_points;
         tn.chunk_pairs = tuning->chunk_pairs;
+        tn.first_group_points = tuning->first_group_points;
     }
     return tn;
 }
