@@ -109,7 +109,9 @@ uint64_t backend_key_device_bytes(const groth16_prover_key *pk)
 }
 
 /* Window digits the GPU MSM's batch-affine path holds at once for m scalars (a group of
- * windows, msm_batch_affine.cuh's ba_group: up to 2^25 digits, at least one window). */
+ * windows, msm_batch_affine.cuh's ba_group: up to 2^25 digits, at least one window, in a
+ * context planned for memory as a partition's is; standalone MSMs size their groups by
+ * the free memory, cuda_msm.cu's msm_group_points). */
 static uint64_t msm_group_digits(uint64_t m)
 {
     uint64_t cap = (uint64_t)1 << 25, all = 16 * m;

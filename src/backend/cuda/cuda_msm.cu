@@ -597,6 +597,36 @@ ba_tuning msm_tuning(const cuda_ctx *ctx)
     return tn;
 }
 
+/* Digits a group of windows holds (ba_group) when the context is not planned for memory:
+ * larger groups run fewer rounds, each with its fixed cost (run 72, H200: groups of 2^29
+ * digits against 2^25, G1 dense 2^26 368.5 -> 362.8 ms in 29 rounds instead of 57, the
+ * 55/30/15 mix at 2^26 91.4 -> 84.1, G2 dense 2^26 1020.5 -> 1011.3; 2^27 within 0.1%).
+ * Their buffers (3/4 of an affine point and two sorted indices a digit) take at most half
+ * of what the device has free now, the pool's unused blocks counted as free, and at most
+ * BA_GROUP_POINTS_MOST digits; never fewer than tn's (one window at the largest sizes). A
+ * planned context (a partition, whose memory model counts groups of 2^25 digits:
+ * backend.c's msm_group_digits) and G16_GPU_MSM_GROUP_POINTS keep tn's. */
+constexpr size_t BA_GROUP_POINTS_MOST = (size_t)1 << 29;
+
+template <class F>
+uint32_t msm_group_points(const cuda_ctx *ctx, const ba_tuning &tn)
+{
+    if (ctx->msm_slice_points || getenv("G16_GPU_MSM_GROUP_POINTS"))
+        return tn.group_points;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        return tn.group_points;
+    }
+    for (int i = 0; i < ctx->pool_blocks; i++)
+        if (!ctx->pool[i].used)
+            free_b += ctx->pool[i].bytes;
+    const size_t per_digit = sizeof(affine_d<F>) * 3 / 4 + 2 * sizeof(uint32_t);
+    size_t g = free_b / 2 / per_digit;
+    g = g < BA_GROUP_POINTS_MOST ? g : BA_GROUP_POINTS_MOST;
+    return g > tn.group_points ? (uint32_t)g : tn.group_points;
+}
+
 template <class F>
 g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
                        unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
@@ -748,7 +778,9 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     info->glv = glv;
     /* With split sums (wide windows, ba_split_use) the rounds reduce each window too and
      * buckets[] holds the W window sums. */
-    const ba_tuning tn = msm_tuning(ctx);
+    ba_tuning tn = msm_tuning(ctx);
+    if (affine)
+        tn.group_points = msm_group_points<F>(ctx, tn);
     const bool split = affine && ba_split_use(c, tn);
     info->split = split;
     const uint32_t window_digits = glv ? 2 * m : m;
