@@ -63,7 +63,9 @@
  *   tail              runs left at most this long are summed in XYZZ by the finish;
  *   group_points      windows go through in groups of up to this many digits (at least
  *                     one window a group): fewer groups, fewer rounds, each with its fixed
- *                     costs (two host round trips, ~15 launches);
+ *                     costs (two host round trips, ~15 launches; ~0.16 ms at 2^26, run
+ *                     72); 2^25 here, a standalone MSM's by its free memory
+ *                     (cuda_msm.cu's msm_group_points);
  *   target_threads    pairs per thread from 1 to max_pairs, fewer when a chunk has too
  *                     few pairs to give this many threads work (late rounds, small MSMs);
  *   max_pairs         the most pairs a thread (the batch inversion's first level has a
