@@ -150,27 +150,10 @@ G16_HD uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
     return (uint32_t)v & ((1u << c) - 1);
 }
 
-/* Window w's signed digit of "other" scalar j: key = bucket (|d| - 1), or nb when d = 0
- * (sorted past every bucket and ignored); value = point index, top bit = d < 0. (Thread
- * j's work; the batch-affine path also runs it on the host, msm_batch_affine.cuh.)
- * With GLV (glv_m = the others' count, their scalars split by glv_split): entry j < glv_m
- * is the low half of scalar j's, entry glv_m + j its high half, whose point is phi(P):
- * value bit 30. With precomputed multiples (stride = the bases' count, ba_accumulate_mult)
- * window w's point is 2^(c w) P, the (w stride + i)-th of bases and multiples. */
-G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
-                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j, uint32_t glv_m,
-                        uint32_t stride)
+/* Window w's signed digit of scalar s: c-bit windows from bit 0, a window above half of
+ * 2^c taken as d - 2^c with a carry into the next. */
+G16_HD int window_digit(const scalar_d &s, unsigned c, unsigned w)
 {
-    uint32_t hi = glv_m && j >= glv_m;
-    uint32_t i = idx[hi ? j - glv_m : j];
-    scalar_d s = canon[i];
-    if (glv_m) {
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            s.v[k] = s.v[4 * hi + k];
-            s.v[4 + k] = 0;
-        }
-    }
     int carry = 0, d = 0;
     const int half = 1 << (c - 1);
     for (unsigned k = 0; k <= w; k++) {
@@ -179,9 +162,49 @@ G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
         if (carry)
             d -= 1 << c;
     }
-    uint32_t nb = (uint32_t)half;
+    return d;
+}
+
+/* Entry j of the digits: key = bucket (|d| - 1), or nb when d = 0 (sorted past every
+ * bucket and ignored); value = point, bit 30 = phi(P) (hi), top bit = d < 0. */
+G16_HD void digit_store(uint32_t *keys, uint32_t *vals, uint32_t j, int d, uint32_t point,
+                        uint32_t hi, unsigned c)
+{
+    const uint32_t nb = 1u << (c - 1);
     keys[j] = d == 0 ? nb : (uint32_t)(d < 0 ? -d : d) - 1;
-    vals[j] = (i + w * stride) | (hi << 30) | (d < 0 ? 0x80000000u : 0);
+    vals[j] = point | (hi << 30) | (d < 0 ? 0x80000000u : 0);
+}
+
+/* Window w's signed digit of "other" scalar j (digit_store), as thread j's work (the
+ * batch-affine path also runs it on the host, msm_batch_affine.cuh).
+ * With GLV (glv_m = the others' count, their scalars split by glv_split): entry j < glv_m
+ * is the low half of scalar j's, entry glv_m + j its high half, whose point is phi(P);
+ * thread j < glv_m writes both from one read of the scalar (threads from glv_m write
+ * nothing: launch glv_m). Two threads reading the halves apart fetched each scalar's
+ * 32-byte sector twice: ba_digits was bound by those bytes (run 74: 9.9 ms of a G1 dense
+ * 2^26 MSM). With precomputed multiples (stride = the bases' count, ba_accumulate_mult)
+ * window w's point is 2^(c w) P, the (w stride + i)-th of bases and multiples. */
+G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
+                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j, uint32_t glv_m,
+                        uint32_t stride)
+{
+    if (glv_m && j >= glv_m)
+        return;
+    const uint32_t i = idx[j], point = i + w * stride;
+    const scalar_d s = canon[i];
+    if (!glv_m) {
+        digit_store(keys, vals, j, window_digit(s, c, w), point, 0, c);
+        return;
+    }
+    for (uint32_t hi = 0; hi < 2; hi++) {
+        scalar_d h;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            h.v[k] = s.v[4 * hi + k];
+            h.v[4 + k] = 0;
+        }
+        digit_store(keys, vals, j + hi * glv_m, window_digit(h, c, w), point, hi, c);
+    }
 }
 
 __global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,

@@ -278,8 +278,9 @@ G16_HD void ba_max(uint32_t *p, uint32_t v)
 #endif
 }
 
-/* The group's digits of window w (k_digits' work) and where each bucket's run starts
- * and ends (k_bounds'), as bodies. */
+/* The group's digits of window w (k_digits' work; with GLV, glv_m threads each writing
+ * both halves' digits: digit_entry) and where each bucket's run starts and ends
+ * (k_bounds'), as bodies. */
 struct ba_digits {
     uint32_t *keys, *vals;
     const scalar_d *canon;
@@ -1373,7 +1374,8 @@ g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *
         (s = ex.zero(end, (size_t)gw * nb * sizeof(uint32_t))))
         return s;
     for (unsigned g = 0; g < gw; g++)
-        if ((s = ex.run(m, 256, ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m, 0})) ||
+        if ((s = ex.run(glv_m ? glv_m : m, 256,
+                        ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m, 0})) ||
             (s = ex.sort(keys_in, keys_out, vals_in, sorted + (size_t)g * m, m, c)) ||
             (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out,
                                           m, nb, g * m})))

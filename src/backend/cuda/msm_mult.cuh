@@ -188,8 +188,9 @@ g16_status ba_accumulate_mult(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases
             (s = ex.zero(start, 2 * (size_t)nb * sizeof(uint32_t))))
             return s;
         for (unsigned w = 0; w < W; w++)
-            if ((s = ex.run(m, 256, ba_digits{keys_a.p + (size_t)w * m, sorted.p + (size_t)w * m,
-                                              canon, idx_other, c, w, others, n})))
+            if ((s = ex.run(others, 256, /* a thread both halves' digits (digit_entry) */
+                            ba_digits{keys_a.p + (size_t)w * m, sorted.p + (size_t)w * m, canon,
+                                      idx_other, c, w, others, n})))
                 return s;
         uint32_t *keys[2] = {keys_a.p, keys_b.p}, *vals[2] = {sorted.p, vals_b.p};
         int at = 0;
