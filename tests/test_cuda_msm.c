@@ -383,16 +383,15 @@ int main(void)
      * reduction in segments of 8 and 16 buckets rather than 64 (G16_GPU_MSM_SEGMENT), or
      * by split sums (G16_GPU_MSM_SPLIT, the default from 21-bit windows), in one group and
      * in several; and the scalars split by the GLV endomorphism (G16_GPU_MSM_GLV=1: the
-     * table made for each call), with running sums and with split sums; the first group
-     * smaller or larger than the rest (G16_GPU_MSM_FIRST_GROUP_POINTS, 0: as the rest). */
-    const char *paths[][9] = {{"0", "8", "1", "33554432", "1", "64", "0", "0", "0"},
-                              {"1", "8", "1", "65536", "1", "64", "0", "0", "16384"},
-                              {"1", "1", "1", "33554432", "1", "8", "0", "0", "0"},
-                              {"1", "40", "0", "65536", "0", "16", "0", "0", "0"},
-                              {"1", "8", "1", "65536", "1", "64", "1", "0", "16384"},
-                              {"1", "8", "0", "33554432", "0", "64", "1", "0", "0"},
-                              {"1", "8", "1", "65536", "1", "64", "0", "1", "262144"},
-                              {"1", "1", "1", "33554432", "1", "64", "1", "1", "0"}};
+     * table made for each call), with running sums and with split sums. */
+    const char *paths[][8] = {{"0", "8", "1", "33554432", "1", "64", "0", "0"},
+                              {"1", "8", "1", "65536", "1", "64", "0", "0"},
+                              {"1", "1", "1", "33554432", "1", "8", "0", "0"},
+                              {"1", "40", "0", "65536", "0", "16", "0", "0"},
+                              {"1", "8", "1", "65536", "1", "64", "1", "0"},
+                              {"1", "8", "0", "33554432", "0", "64", "1", "0"},
+                              {"1", "8", "1", "65536", "1", "64", "0", "1"},
+                              {"1", "1", "1", "33554432", "1", "64", "1", "1"}};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         setenv("G16_GPU_MSM_AFFINE", paths[i][0], 1);
         setenv("G16_GPU_MSM_TAIL", paths[i][1], 1);
@@ -402,14 +401,11 @@ int main(void)
         setenv("G16_GPU_MSM_SEGMENT", paths[i][5], 1);
         setenv("G16_GPU_MSM_SPLIT", paths[i][6], 1);
         setenv("G16_GPU_MSM_GLV", paths[i][7], 1);
-        setenv("G16_GPU_MSM_FIRST_GROUP_POINTS", paths[i][8], 1);
         printf("bucket accumulation: %s (G16_GPU_MSM_AFFINE=%s G16_GPU_MSM_TAIL=%s "
                "G16_GPU_MSM_SORT_AHEAD=%s G16_GPU_MSM_GROUP_POINTS=%s G16_GPU_MSM_NORMS=%s "
-               "G16_GPU_MSM_SEGMENT=%s G16_GPU_MSM_SPLIT=%s G16_GPU_MSM_GLV=%s "
-               "G16_GPU_MSM_FIRST_GROUP_POINTS=%s)\n",
+               "G16_GPU_MSM_SEGMENT=%s G16_GPU_MSM_SPLIT=%s G16_GPU_MSM_GLV=%s)\n",
                paths[i][0][0] == '1' ? "batch-affine" : "XYZZ", paths[i][0], paths[i][1],
-               paths[i][2], paths[i][3], paths[i][4], paths[i][5], paths[i][6], paths[i][7],
-               paths[i][8]);
+               paths[i][2], paths[i][3], paths[i][4], paths[i][5], paths[i][6], paths[i][7]);
         check_msms(i >= 2 && i != 6);
     }
     unsetenv("G16_GPU_MSM_AFFINE");
@@ -420,7 +416,6 @@ int main(void)
     unsetenv("G16_GPU_MSM_SEGMENT");
     unsetenv("G16_GPU_MSM_SPLIT");
     unsetenv("G16_GPU_MSM_GLV");
-    unsetenv("G16_GPU_MSM_FIRST_GROUP_POINTS");
     printf("precomputed multiples (G16_GPU_MSM_MULT=1)\n");
     check_mults();
     printf("windows in slices (cuda_ctx_set_msm_slice_points)\n");

@@ -108,29 +108,29 @@ static const char *tuning_names[] = {
     "windows in slices of 50 digits",
     "split sums, windows in slices of 50 digits",
     "GLV, split sums, windows in slices of ~2n/3 digits, K <= 64, levels",
-    "split sums, a first group of one window, then three windows a group"};
+    "split sums, three windows a group"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (t == 1) /* a round's pairs in chunks of 37 */
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37, 0};
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37};
     else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0, 0};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0};
     else if (t == 3)
         tn.split = 1;
     else if (t == 4)
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 0, 0,
-                                      29, 0}; /* chunks of 29 pairs */
+                                      29}; /* chunks of 29 pairs */
     else if (t == 5)
         tn.glv = 1;
     else if (t == 6) /* a window of GLV holds 2 n digits */
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? 2 * n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 1, 0,
-                                      64, 0};
+                                      64};
     else if (t == 7) /* multiples: slices of ~50 digits (64 at most: fewer, larger) */
         tn.slice_points = 50;
     else if (t == 8) /* multiples: slices of ~n digits, K <= 64, levels */
-        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50, 0};
+        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50};
     else if (t == 9) /* a window's rounds slice by slice (one window a group) */
         tn.slice_points = 50;
     else if (t == 10) {
@@ -138,11 +138,10 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
         tn.slice_points = 50;
     } else if (t == 11) /* GLV's 2 n digits a window in three slices */
         tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 1, 1,
-                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0, 0};
-    else if (t == 12) { /* groups of 1, 3, 3, ... windows, split sums */
+                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0};
+    else if (t == 12) { /* several groups of several windows, one split-sum batch across them */
         tn.split = 1;
         tn.group_points = (uint32_t)(3 * (n ? n : 1));
-        tn.first_group_points = (uint32_t)(n ? n : 1);
     }
     return tn;
 }
@@ -275,7 +274,7 @@ int main(void)
                 CHECK_CASE(g1, 1, pool1, sizes[s], c, mix, kind, t);
             }
     /* Groups sorted in line with the rounds rather than a group ahead (one sorted list,
-     * not two in turn; tunings 1, 2 and 12 make several groups, 12 of uneven sizes). */
+     * not two in turn; tunings 1, 2 and 12 make several groups). */
     setenv("G16_GPU_MSM_SORT_AHEAD", "0", 1);
     const int inline_tunings[] = {1, 2, 12};
     for (size_t it = 0; it < sizeof inline_tunings / sizeof inline_tunings[0]; it++)
@@ -293,9 +292,10 @@ int main(void)
      * (ba_slices: the rounds' buffers hold a slice of whole buckets), with running and
      * split sums, GLV in three slices, MIX_SAME putting 90% of the digits in one bucket,
      * a slice longer than the buffers were made for (they grow; a wrong cut or slice
-     * offset changes the MSM); 12: a first group of one window, then groups of three,
-     * with split sums (a group left out, sorted twice or reduced twice changes the MSM).
-     * G2 runs the GLV, slice and uneven group tunings. */
+     * offset changes the MSM); 12: groups of three windows with split sums, one
+     * reduction taking windows of two groups (the standalone MSMs' way at 2^26-2^27: a
+     * group left out or reduced twice changes the MSM). G2 runs the GLV, slice and group
+     * tunings. */
     const unsigned wide_widths[] = {2, 4, 6, 9, 13};
     const int wide_tunings[] = {3, 4, 5, 6, 9, 10, 11, 12};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)

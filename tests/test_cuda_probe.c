@@ -81,6 +81,7 @@ static void check_pool_after_out_of_memory(void)
     printf("pool: %d of 3 blocks of %.1f GiB after the failure; the pool holds %.1f GiB\n", got,
            small / 1073741824.0, mi.pool_bytes / 1073741824.0);
     CHECK(mi.pool_bytes < 3 * small + 3 * small / 8);
+    CHECK(mi.pool_free_bytes == 0); /* all three in use */
     /* Shedding ended with the first allocation that succeeded: a released block stays. */
     unsigned long long m0, f0, t0, m1, f1, t1;
     cuda_alloc_counts(&m0, &f0, &t0);
@@ -91,6 +92,9 @@ static void check_pool_after_out_of_memory(void)
     CHECK(m1 == m0 && f1 == f0);
     for (int i = 0; i < 3; i++)
         cuda_ctx_release(ctx, b[i]);
+    /* Released blocks stay in the pool, free (what a standalone MSM counts as room). */
+    cuda_ctx_sample_memory(ctx, &mi);
+    CHECK(mi.pool_free_bytes == mi.pool_bytes && mi.pool_bytes >= 3 * small);
     cuda_ctx_free(ctx);
 }
 #endif

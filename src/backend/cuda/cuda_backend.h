@@ -147,6 +147,7 @@ typedef struct {
     size_t device_total, device_used;
     size_t device_peak_used; /* the largest device_used this context has sampled */
     size_t pool_bytes;       /* this context's scratch pool (used or free) */
+    size_t pool_free_bytes;  /* of which free: this context's to reuse, or to trim */
     size_t resident_bytes;   /* resident arrays of the device (shared by its contexts) */
 } cuda_memory_info;
 /* Samples the device's memory use (updating the peak); info may be NULL. */
@@ -223,12 +224,11 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * endomorphism over the bases and their table (glv.cuh): W = 128 / c + 1 windows, the
  * buckets of the 255 / c + 1 a plain MSM has past them left infinity; `chunk_pairs` caps
  * a chunk of a round's pairs (a round then runs several chunks, as the device's large
- * rounds do); `first_group_points` sizes the first group of windows apart from the rest.
- * Slow (~100 ns an emulated product): small inputs. */
+ * rounds do). Slow (~100 ns an emulated product): small inputs. */
 typedef struct {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
         max_pairs, no_den_prefetch, split, glv, slice_points;
-    uint32_t chunk_pairs, first_group_points;
+    uint32_t chunk_pairs;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,

@@ -625,6 +625,10 @@ extern "C" void cuda_ctx_sample_memory(cuda_ctx *ctx, cuda_memory_info *info)
     info->device_used = total_b - free_b;
     info->device_peak_used = ctx->peak_device_used;
     info->pool_bytes = ctx->pool_bytes;
+    info->pool_free_bytes = 0;
+    for (int i = 0; i < ctx->pool_blocks; i++)
+        if (!ctx->pool[i].used)
+            info->pool_free_bytes += ctx->pool[i].bytes;
     info->resident_bytes = cuda_ctx_resident_bytes(ctx);
 }
 

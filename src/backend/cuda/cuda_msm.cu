@@ -632,18 +632,13 @@ ba_tuning msm_tuning(const cuda_ctx *ctx)
 constexpr size_t BA_GROUP_POINTS_MOST = (size_t)1 << 29;
 
 template <class F>
-uint32_t msm_group_points(const cuda_ctx *ctx, const ba_tuning &tn)
+uint32_t msm_group_points(cuda_ctx *ctx, const ba_tuning &tn)
 {
     if (ctx->msm_slice_points || getenv("G16_GPU_MSM_GROUP_POINTS"))
         return tn.group_points;
-    size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-        cudaGetLastError();
-        return tn.group_points;
-    }
-    for (int i = 0; i < ctx->pool_blocks; i++)
-        if (!ctx->pool[i].used)
-            free_b += ctx->pool[i].bytes;
+    cuda_memory_info mi;
+    cuda_ctx_sample_memory(ctx, &mi); /* all zero when the device cannot say */
+    const size_t free_b = mi.device_total - mi.device_used + mi.pool_free_bytes;
     const size_t per_digit = sizeof(affine_d<F>) * 3 / 4 + 2 * sizeof(uint32_t);
     size_t g = free_b / 2 / per_digit;
     g = g < BA_GROUP_POINTS_MOST ? g : BA_GROUP_POINTS_MOST;
@@ -893,7 +888,6 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.split = tuning->split == 1;
         tn.slice_points = tuning->slice_points ? tuning->slice_points : tn.slice_points;
         tn.chunk_pairs = tuning->chunk_pairs;
-        tn.first_group_points = tuning->first_group_points;
     }
     return tn;
 }

@@ -88,8 +88,6 @@ struct ba_tuning {
                             * with multiples, of the shared buckets (0: by memory, msm_mult.cuh) */
     size_t chunk_bytes;    /* a chunk's running products and pair indices (ba_round_bufs) */
     uint32_t chunk_pairs;  /* pairs a chunk holds when not 0, else from chunk_bytes (tests) */
-    uint32_t first_group_points; /* the first group's digits when not 0, else group_points:
-                                  * its sort is the one the rounds wait for (ba_accumulate) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -133,7 +131,7 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -151,9 +149,6 @@ ba_tuning ba_tuning_default(void)
     ba_env_bit("G16_GPU_MSM_SORT_AHEAD", &t.sort_ahead);
     ba_env_bit("G16_GPU_MSM_NORMS", &t.stored_norms);
     ba_env_bit("G16_GPU_MSM_SPLIT", &t.split);
-    env = getenv("G16_GPU_MSM_FIRST_GROUP_POINTS");
-    if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
-        t.first_group_points = (uint32_t)atol(env);
     env = getenv("G16_GPU_MSM_SLICE_POINTS");
     if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
         t.slice_points = (uint32_t)atol(env);
@@ -1513,18 +1508,10 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
     uint32_t nb = 1u << (c - 1);
     const bool sliced = tn.slice_points && m > tn.slice_points;
     const unsigned S = sliced ? ba_slice_count(m, tn.slice_points) : 1;
-    /* G windows a group, the first G0 (its sort is the one the rounds wait for). */
-    ba_tuning first = tn;
-    first.group_points = tn.first_group_points ? tn.first_group_points : tn.group_points;
-    const unsigned G = sliced ? 1 : ba_group(m, W, tn), G0 = sliced ? 1 : ba_group(m, W, first);
-    const unsigned GM = G > G0 ? G : G0;
-    size_t gm = (size_t)GM * m, gnb = (size_t)GM * nb;
-    const bool ahead = tn.sort_ahead && G0 < W, split = ba_split_use(c, tn);
-    /* Windows a split-sum reduction takes: with uneven groups, at least the first two
-     * groups' (else the first group would be reduced alone: one more reduction's rounds). */
-    unsigned R = split ? ba_split_batch(GM, W) : 0;
-    if (split && G0 != G && R < G0 + G)
-        R = G0 + G < W ? G0 + G : W;
+    unsigned G = sliced ? 1 : ba_group(m, W, tn);
+    size_t gm = (size_t)G * m, gnb = (size_t)G * nb;
+    const bool ahead = tn.sort_ahead && G < W, split = ba_split_use(c, tn);
+    const unsigned R = split ? ba_split_batch(G, W) : 0;
     ba_tuning tm = tn;
     if (split)
         tm.tail = 1; /* every bucket down to one affine point */
@@ -1564,9 +1551,8 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
     *ms_sort = 0;
     *rounds = 0;
     unsigned pending = 0; /* windows whose affine buckets wait for the split sums */
-    for (unsigned w0 = 0, k = 0, gw; w0 < W; w0 += gw, k++) {
-        const unsigned gk = k == 0 ? G0 : G; /* this group's windows, the last maybe fewer */
-        gw = W - w0 < gk ? W - w0 : gk;
+    for (unsigned w0 = 0, k = 0; w0 < W; w0 += G, k++) {
+        unsigned gw = W - w0 < G ? W - w0 : G;
         int slot = ahead ? (int)(k & 1) : 0;
         uint32_t *start = bounds[slot].p, *end = start + gnb;
         if (!ahead || k == 0) {
@@ -1583,11 +1569,11 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
         if (sliced && ((s = ba_slices_read(ex, &sl, cuts[slot].p, S)) ||
                        (s = bf.grow(ex, sl.most_points, gnb))))
             return s;
-        if (ahead && w0 + gw < W) {
+        if (ahead && w0 + G < W) {
             /* The next group's sort, after the rounds before this group's (which used
              * the other slot) on the context's stream. */
-            unsigned nw = W - (w0 + gw) < G ? W - (w0 + gw) : G;
-            if ((s = ex.fork()) || (s = sort_group(slot ^ 1, w0 + gw, nw)) || (s = ex.join(slot ^ 1)))
+            unsigned nw = W - (w0 + G) < G ? W - (w0 + G) : G;
+            if ((s = ex.fork()) || (s = sort_group(slot ^ 1, w0 + G, nw)) || (s = ex.join(slot ^ 1)))
                 return s;
         }
         const ba_source<F> src = ba_source<F>::list(bases, sorted[slot].p, phi_x);
