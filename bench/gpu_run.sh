@@ -41,7 +41,8 @@
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
 #   profile    Nsight Compute: the GPU time of every kernel of a G1 dense 2^26 MSM, summed
-#              by kernel, and the pair kernels' occupancy and throughputs
+#              by kernel, and the pair kernels' occupancy and throughputs (PROFILE_CASE,
+#              PROFILE_LOG2: another of bench_gpu_msm's cases and size)
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for the pair
 #              kernels (dense 2^26; STALL_CASES="G1 dense,G2 dense": the bench's cases
@@ -298,19 +299,24 @@ for step in "${steps[@]}"; do
     if [ -z "$ncu_bin" ]; then
       row profile "skipped: no ncu"
     else
-      run ncu_g1_26 ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --csv --page raw \
-        --print-units base --log-file "$logs/ncu_g1_26.csv" \
+      pcase=${PROFILE_CASE:-G1 dense} plog=${PROFILE_LOG2:-26}
+      pname=ncu_$(echo "$pcase" | tr -c 'A-Za-z0-9\n' _)_$plog
+      run "$pname" ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --csv --page raw \
+        --print-units base --log-file "$logs/$pname.csv" \
         --metrics gpu__time_duration.sum,launch__registers_per_thread \
-        build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1
-      python3 bench/ncu_summary.py "$logs/ncu_g1_26.csv" 2 >"$logs/ncu_g1_26.summary.txt" 2>&1
-      head -24 "$logs/ncu_g1_26.summary.txt" | sed 's/^/    /'
-      run ncu_pairs ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --csv --page raw \
-        --print-units base --log-file "$logs/ncu_pairs.csv" --kernel-name-base demangled \
-        -k regex:'ba_add|ba_denominators' --launch-skip 40 --launch-count 4 \
-        --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed \
-        build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1
-      python3 bench/ncu_summary.py "$logs/ncu_pairs.csv" >"$logs/ncu_pairs.summary.txt" 2>&1
-      sed 's/^/    /' "$logs/ncu_pairs.summary.txt"
+        build-gpu/bench_gpu_msm --case "$pcase" --min-log2 "$plog" --max-log2 "$plog" --reps 1
+      python3 bench/ncu_summary.py "$logs/$pname.csv" 2 >"$logs/$pname.summary.txt" 2>&1
+      head -30 "$logs/$pname.summary.txt" | sed 's/^/    /'
+      # The pair kernels' occupancy and throughputs: G1 dense 2^26 (the default case only).
+      if [ -z "${PROFILE_CASE:-}" ]; then
+        run ncu_pairs ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --csv --page raw \
+          --print-units base --log-file "$logs/ncu_pairs.csv" --kernel-name-base demangled \
+          -k regex:'ba_add|ba_denominators' --launch-skip 40 --launch-count 4 \
+          --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed \
+          build-gpu/bench_gpu_msm --case "G1 dense" --min-log2 26 --max-log2 26 --reps 1
+        python3 bench/ncu_summary.py "$logs/ncu_pairs.csv" >"$logs/ncu_pairs.summary.txt" 2>&1
+        sed 's/^/    /' "$logs/ncu_pairs.summary.txt"
+      fi
     fi
     ;;
   stalls)

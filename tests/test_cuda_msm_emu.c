@@ -97,8 +97,9 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
  * 2: none) and up to 64 and 16 pairs a thread. */
 static const char *tuning_names[] = {
     "defaults",
-    "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone, chunks of 37 pairs",
-    "tail 3, three windows a group, K <= 16, wide levels, no prefetch",
+    "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone, chunks of 37 pairs, "
+    "list runs of 7",
+    "tail 3, three windows a group, K <= 16, wide levels, no prefetch, list runs of 64",
     "split sums",
     "split sums, one window a group, K <= 64, levels, chunks of 29 pairs",
     "GLV",
@@ -112,25 +113,25 @@ static const char *tuning_names[] = {
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (t == 1) /* a round's pairs in chunks of 37 */
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37};
-    else if (t == 2)
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (t == 1) /* a round's pairs in chunks of 37, a list's runs of 7 points */
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37, 7};
+    else if (t == 2) /* a list's runs of 64 points */
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0, 64};
     else if (t == 3)
         tn.split = 1;
     else if (t == 4)
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 0, 0,
-                                      29}; /* chunks of 29 pairs */
+                                      29, 0}; /* chunks of 29 pairs */
     else if (t == 5)
         tn.glv = 1;
     else if (t == 6) /* a window of GLV holds 2 n digits */
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? 2 * n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 1, 0,
-                                      64};
+                                      64, 0};
     else if (t == 7) /* multiples: slices of ~50 digits (64 at most: fewer, larger) */
         tn.slice_points = 50;
     else if (t == 8) /* multiples: slices of ~n digits, K <= 64, levels */
-        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50};
+        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50, 0};
     else if (t == 9) /* a window's rounds slice by slice (one window a group) */
         tn.slice_points = 50;
     else if (t == 10) {
@@ -138,7 +139,7 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
         tn.slice_points = 50;
     } else if (t == 11) /* GLV's 2 n digits a window in three slices */
         tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 1, 1,
-                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0};
+                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0, 0};
     else if (t == 12) { /* several groups of several windows, one split-sum batch across them */
         tn.split = 1;
         tn.group_points = (uint32_t)(3 * (n ? n : 1));
@@ -235,8 +236,10 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
             if (!CHECK(G##_equal(&got_, &want_)))                                        \
                 printf("  %s sum of %zu, bases %d, %s: differs (%zu rounds)\n", #G,      \
                        (size_t)(n), (kind), tuning_names[t], rounds_);                   \
-            /* A list longer than the tail goes through rounds. */                       \
+            /* A list longer than the tail goes through rounds; the defaults' runs of  \
+             * 1024 points stop them after 7 (1024 / 2^7 = 8, the tail). */             \
             CHECK(((n) > 8) == (rounds_ > 0) || (t) != 0);                               \
+            CHECK((n) <= 1024 || (t) != 0 || rounds_ == 7);                              \
         }                                                                                \
         free(b_);                                                                        \
         free(ix_);                                                                       \
@@ -327,8 +330,9 @@ int main(void)
         for (int mix = 0; mix < MIX_COUNT; mix++)
             CHECK_MULT(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4,
                        t == 0 ? 0 : 6 + t);
-    /* The ones' sum: one bucket through the rounds. */
-    const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 4097};
+    /* The ones' sum: the list in runs through the rounds (one run up to 1024 points by
+     * default; runs of 7 and 64 in tunings 1 and 2), the runs' sums by a tree. */
+    const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 1025, 4097, 5000};
     for (size_t s = 0; s < sizeof sum_sizes / sizeof sum_sizes[0]; s++)
         for (int t = 0; t < 3; t++)
             CHECK_SUM(g1, 1, pool1, sum_sizes[s], (int)((s + (size_t)t) % 4), t);

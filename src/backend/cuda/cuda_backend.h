@@ -224,11 +224,13 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * endomorphism over the bases and their table (glv.cuh): W = 128 / c + 1 windows, the
  * buckets of the 255 / c + 1 a plain MSM has past them left infinity; `chunk_pairs` caps
  * a chunk of a round's pairs (a round then runs several chunks, as the device's large
- * rounds do). Slow (~100 ns an emulated product): small inputs. */
+ * rounds do); `list_run` the points a run of a list sum (cuda_msm_sum_emulate: the list
+ * cut into runs, their sums added by a tree). Slow (~100 ns an emulated product): small
+ * inputs. */
 typedef struct {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
         max_pairs, no_den_prefetch, split, glv, slice_points;
-    uint32_t chunk_pairs;
+    uint32_t chunk_pairs, list_run;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,

@@ -7,7 +7,8 @@
  *    every such base in a single bucket of window 0.
  * 2. ones: the bases with scalar 1 are summed by a tree of chunked sums (each thread adds
  *    a chunk of points, then the partial sums are summed the same way), or when there are
- *    many (ba_ones_use) by the batch-affine rounds of step 4 as one bucket.
+ *    many (ba_ones_use) by the batch-affine rounds of step 4, the list cut into runs of
+ *    2^10 points as buckets, whose sums a tree adds.
  * 3. Pippenger over the others with signed c-bit digits (|d| <= 2^(c-1), so 2^(c-1)
  *    buckets per window and W = floor(255 / c) + 1 windows): per window, a digit kernel
  *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
@@ -715,8 +716,8 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     info->zeros = n - ones - m;
     CUDA_TRY(cudaEventRecord(ctx->ev[1], st), G16_ERR_INTERNAL);
 
-    /* 2. the ones: by batch-affine rounds as one bucket (msm_batch_affine.cuh) when they
-     * are many, else by the tree of XYZZ sums. */
+    /* 2. the ones: by batch-affine rounds over runs of the list (msm_batch_affine.cuh's
+     * ba_sum_list) when they are many, else by the tree of XYZZ sums. */
     {  /* the sums' buffers go back to the pool before Pippenger's are taken */
         const uint32_t chunk = 32;
         dev_buf<X> pa, pb;
@@ -888,6 +889,7 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
             tn.split = tuning->split == 1;
         tn.slice_points = tuning->slice_points ? tuning->slice_points : tn.slice_points;
         tn.chunk_pairs = tuning->chunk_pairs;
+        tn.list_run = tuning->list_run ? tuning->list_run : tn.list_run;
     }
     return tn;
 }

@@ -31,7 +31,7 @@
  *   finish: when no run is longer than `tail` points, one thread per bucket sums what is
  *          left into an XYZZ bucket (ba_finish), ready for the usual reduction.
  * The rounds themselves (ba_rounds) take any set of runs: ba_accumulate gives them the
- * windows' buckets, ba_sum_list one bucket holding a whole list (the MSM's scalars equal
+ * windows' buckets, ba_sum_list runs of a whole list (the MSM's scalars equal
  * to one, when ba_ones_use says so).
  * Round 0 reads the bases through the sorted (index | sign) list, with GLV (index | phi |
  * sign: phi(P)'s x from the bases' table of beta x); later rounds read the previous
@@ -74,7 +74,12 @@
  *                     many values are left, which the CPU inverts (a Fermat chain in one
  *                     GPU thread is ~570 dependent products, ~0.5 ms);
  *   wide_levels_from  levels over at least this many values multiply 16 values a
- *                     thread, smaller (latency-bound) levels 4. */
+ *                     thread, smaller (latency-bound) levels 4;
+ *   list_run          a list summed by the rounds (ba_sum_list) goes in as runs of this
+ *                     many points, each run's rest summed in XYZZ and the runs' sums by a
+ *                     tree, so that the rounds stop at log2(list_run / tail) instead of
+ *                     log2(n / tail), the late rounds being nearly all fixed cost; 0: the
+ *                     whole list as one run. */
 struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, max_pairs;
     unsigned block;     /* threads per block of ba_add; 0: by field (ba_pair_block) */
@@ -88,6 +93,7 @@ struct ba_tuning {
                             * with multiples, of the shared buckets (0: by memory, msm_mult.cuh) */
     size_t chunk_bytes;    /* a chunk's running products and pair indices (ba_round_bufs) */
     uint32_t chunk_pairs;  /* pairs a chunk holds when not 0, else from chunk_bytes (tests) */
+    uint32_t list_run;
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -95,6 +101,7 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
  * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
+ * G16_GPU_MSM_LIST_RUN the points a run of a list sum (0: one run; BA_LIST_RUN),
  * G16_GPU_MSM_CHUNK_MIB the bytes of a chunk's running products and pair indices
  * (default 4096, BA_CHUNK_BYTES), G16_GPU_MSM_GROUP_POINTS the digits a group of
  * windows holds (the tests make small MSMs run in several groups),
@@ -121,6 +128,13 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * 0.3-7% slower everywhere, its host trips doubled (bench/NOTES.md, session 20). */
 constexpr size_t BA_CHUNK_BYTES = (size_t)4 << 30, BA_CHUNK_BYTES_PLANNED = (size_t)2 << 30;
 
+/* Points a run of a list summed by the rounds (ba_tuning.list_run): 2^10 stops them
+ * after 7 rounds (tail 8), whose last has n / 128 pairs, where one run went on for
+ * log2(n / 8) rounds (23 for the 2^27 partition's 6.7e7 ones), the last ~15 of them
+ * with too few pairs to fill the GPU; the n / 2^10 runs' sums then take a tree of
+ * XYZZ additions 4 at a time (~log4(n / 2^10) steps of 4 dependent additions). */
+enum { BA_LIST_RUN = 1 << 10 };
+
 /* A 0|1 knob: *v from the variable when it is exactly "0" or "1", else left alone. */
 void ba_env_bit(const char *name, int *v)
 {
@@ -131,7 +145,8 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0};
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
+                   BA_LIST_RUN};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -155,6 +170,9 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_CHUNK_MIB");
     if (env && atol(env) >= 1 && atol(env) <= 65536)
         t.chunk_bytes = (size_t)atol(env) << 20;
+    env = getenv("G16_GPU_MSM_LIST_RUN");
+    if (env && atol(env) >= 0 && atol(env) <= (1l << 30))
+        t.list_run = (uint32_t)atol(env);
     env = getenv("G16_GPU_MSM_PAIRS");
     if (env && atoi(env) >= 1 && atoi(env) <= BA_MAX_PAIRS_PER_THREAD)
         t.max_pairs = (uint32_t)atoi(env);
@@ -295,39 +313,46 @@ struct ba_bounds {
     G16_HD void operator()(uint32_t p) const { bounds_entry(start, end, keys, m, nb, base, p); }
 };
 
-/* A bucket's run [s, e): its pairs (low 32 bits) and whether one point is left over
- * (high 32 bits), so that one exclusive prefix sum gives both the first pair of a bucket
- * and (low + high) its first point in the next round. */
+/* A run of len points: its pairs (low 32 bits) and whether one point is left over (high
+ * 32 bits), so that one exclusive prefix sum gives both the first pair of a bucket and
+ * (low + high) its first point in the next round; the longest run kept in *longest. */
+G16_HD void ba_count_run(unsigned long long *count, uint32_t *longest, uint32_t b, uint32_t len)
+{
+    count[b] = ((unsigned long long)(len & 1) << 32) | (len >> 1);
+    if (len > 1)
+        ba_max(longest, len);
+}
+
+/* Round 0's counts of each bucket's run [s, e) (later rounds' come from ba_carry). */
 struct ba_count {
     unsigned long long *count;
     uint32_t *longest;
     const uint32_t *s, *e;
-    G16_HD void operator()(uint32_t b) const
-    {
-        uint32_t len = e[b] - s[b];
-        count[b] = ((unsigned long long)(len & 1) << 32) | (len >> 1);
-        if (len > 1)
-            ba_max(longest, len);
-    }
+    G16_HD void operator()(uint32_t b) const { ba_count_run(count, longest, b, e[b] - s[b]); }
 };
 
-/* The next round's run of each bucket, and its leftover point copied to the run's end. */
+/* The next round's run of each bucket, its leftover point copied to the run's end, and
+ * the next round's counts (as ba_count's: count is free again once the round's prefix
+ * sum, first, is made; one launch a round fewer). */
 template <class F>
 struct ba_carry {
     affine_d<F> *out;
     uint32_t *s_next, *e_next;
+    unsigned long long *count;
+    uint32_t *longest;
     const unsigned long long *first;
     const uint32_t *s, *e;
     ba_source<F> src;
     G16_HD void operator()(uint32_t b) const
     {
-        uint32_t len = e[b] - s[b], half = len >> 1;
+        uint32_t len = e[b] - s[b], half = len >> 1, next = half + (len & 1);
         unsigned long long f = first[b];
         uint32_t at = (uint32_t)f + (uint32_t)(f >> 32);
         if (len & 1)
             out[at + half] = src.load(e[b] - 1);
         s_next[b] = at;
-        e_next[b] = at + half + (len & 1);
+        e_next[b] = at + next;
+        ba_count_run(count, longest, b, next);
     }
 };
 
@@ -1313,14 +1338,14 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
     uint32_t *ss[2] = {bf.bounds.p, bf.bounds.p + 2 * (size_t)NB};
     uint32_t *ee[2] = {bf.bounds.p + (size_t)NB, bf.bounds.p + 3 * (size_t)NB};
     g16_status s;
-    if ((s = ex.zero(bf.count.p + NB, sizeof(unsigned long long))))
+    if ((s = ex.zero(bf.count.p + NB, sizeof(unsigned long long))) ||
+        (s = ex.zero(bf.longest.p, sizeof(uint32_t))) ||
+        (s = ex.run(NB, 256, ba_count{bf.count.p, bf.longest.p, s_cur, e_cur})))
         return s;
     for (unsigned r = 0;; r++) {
         unsigned long long total = 0;
         uint32_t top = 0;
-        if ((s = ex.zero(bf.longest.p, sizeof(uint32_t))) ||
-            (s = ex.run(NB, 256, ba_count{bf.count.p, bf.longest.p, s_cur, e_cur})) ||
-            (s = ex.scan(bf.count.p, bf.first.p, NB + 1)) ||
+        if ((s = ex.scan(bf.count.p, bf.first.p, NB + 1)) ||
             (s = ex.fetch(&top, bf.longest.p, sizeof top)) ||
             (s = ex.fetch(&total, bf.first.p + NB, sizeof total)) || (s = ex.wait()))
             return s;
@@ -1335,7 +1360,9 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
                                "GPU MSM: round %u of windows %u.. has %u sums for %zu places", r, w0,
                                outs, bf.cap[r & 1]);
         uint32_t *s_next = ss[r & 1], *e_next = ee[r & 1];
-        if ((s = ex.run(NB, 128, ba_carry<F>{out, s_next, e_next, bf.first.p, s_cur, e_cur, src})))
+        if ((s = ex.zero(bf.longest.p, sizeof(uint32_t))) ||
+            (s = ex.run(NB, 128, ba_carry<F>{out, s_next, e_next, bf.count.p, bf.longest.p, bf.first.p,
+                                              s_cur, e_cur, src})))
             return s;
         for (uint32_t q0 = 0; q0 < pairs; q0 += bf.chunk_pairs) {
             uint32_t qn = pairs - q0 < bf.chunk_pairs ? pairs - q0 : bf.chunk_pairs;
@@ -1604,24 +1631,53 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
     return G16_OK;
 }
 
+/* Runs of at most L points over a list of n: run b is [b L, min((b + 1) L, n)). */
+struct ba_list_runs {
+    uint32_t *s, *e;
+    uint32_t n, L;
+    G16_HD void operator()(uint32_t b) const
+    {
+        uint64_t end = (uint64_t)(b + 1) * L;
+        s[b] = b * L;
+        e[b] = end < n ? (uint32_t)end : n;
+    }
+};
+
 /* Step 2 of msm_windows by the same rounds: the sum of bases[idx[j]] for j < n (the
- * bases whose scalar is one) into *sum, as one bucket whose run is the whole list. The
- * rounds run 2 log2(n / tail) host round trips, so small lists keep the tree of XYZZ
- * sums (ba_ones_use). */
+ * bases whose scalar is one) into *sum, the list cut into runs of tn.list_run points
+ * (one run when 0 or n is smaller), each a bucket of the rounds, then the runs' XYZZ
+ * sums added 4 at a time until one is left. The rounds run 2 log2(run / tail) host round
+ * trips, so small lists keep the tree of XYZZ sums (ba_ones_use). */
 template <class F, class Exec>
 g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const uint32_t *idx,
                        uint32_t n, const ba_tuning &tn, size_t *rounds)
 {
     typename Exec::template buf<uint32_t> bounds;
+    typename Exec::template buf<xyzz_d<F>> part[2];
     ba_round_bufs<F, Exec> bf;
+    uint32_t L = tn.list_run && tn.list_run < n ? tn.list_run : (n ? n : 1);
+    uint32_t NB = n ? (uint32_t)(((uint64_t)n + L - 1) / L) : 1;
     g16_status s;
-    const uint32_t run[2] = {0, n};
-    if ((s = ex.alloc(bounds, 2, "MSM bucket bounds")) || (s = bf.alloc(ex, n, 1, tn)) ||
-        (s = ex.prepare(1, 1, 1)) || (s = ex.to_device(bounds.p, run, sizeof run)))
+    if ((s = ex.alloc(bounds, 2 * (size_t)NB, "MSM bucket bounds")) || (s = bf.alloc(ex, n, NB, tn)) ||
+        (s = ex.prepare(1, 1, NB)) || (s = ex.run(NB, 128, ba_list_runs{bounds.p, bounds.p + NB, n, L})))
         return s;
     *rounds = 0;
-    return ba_rounds<F>(ex, bf, sum, nullptr, ba_source<F>::list(bases, idx, nullptr), bounds.p, bounds.p + 1, 1,
-                        tn, nullptr, rounds, 0);
+    ba_source<F> src = ba_source<F>::list(bases, idx, nullptr);
+    if (NB == 1)
+        return ba_rounds<F>(ex, bf, sum, nullptr, src, bounds.p, bounds.p + 1, 1, tn, nullptr, rounds, 0);
+    if ((s = ex.alloc(part[0], NB, "MSM list runs' sums")) ||
+        (s = ex.alloc(part[1], (NB + 3) / 4, "MSM list runs' sums")) ||
+        (s = ba_rounds<F>(ex, bf, part[0].p, nullptr, src, bounds.p, bounds.p + NB, NB, tn, nullptr,
+                          rounds, 0)))
+        return s;
+    int k = 0;
+    for (uint32_t m = NB; m > 1; k ^= 1) {
+        uint32_t m_out = (m + 3) / 4;
+        if ((s = ex.run(m_out, 128, ba_sum_chunks<F>{m_out == 1 ? sum : part[k ^ 1].p, part[k].p, m, 4, m_out})))
+            return s;
+        m = m_out;
+    }
+    return G16_OK;
 }
 
 #endif
