@@ -94,7 +94,6 @@ struct ba_tuning {
     size_t chunk_bytes;    /* a chunk's running products and pair indices (ba_round_bufs) */
     uint32_t chunk_pairs;  /* pairs a chunk holds when not 0, else from chunk_bytes (tests) */
     uint32_t list_run;
-    int leftover; /* G1's ba_add copies odd runs' leftovers (ba_leftover_in_add): 0 or 1 */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -103,7 +102,6 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
  * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
  * G16_GPU_MSM_LIST_RUN the points a run of a list sum (0: one run; BA_LIST_RUN),
- * G16_GPU_MSM_LEFTOVER=0 every odd run's leftover copied by ba_carry (G2's way) in G1 too,
  * G16_GPU_MSM_CHUNK_MIB the bytes of a chunk's running products and pair indices
  * (default 4096, BA_CHUNK_BYTES), G16_GPU_MSM_GROUP_POINTS the digits a group of
  * windows holds (the tests make small MSMs run in several groups),
@@ -148,7 +146,7 @@ void ba_env_bit(const char *name, int *v)
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
-                   BA_LIST_RUN, 1};
+                   BA_LIST_RUN};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -166,7 +164,6 @@ ba_tuning ba_tuning_default(void)
     ba_env_bit("G16_GPU_MSM_SORT_AHEAD", &t.sort_ahead);
     ba_env_bit("G16_GPU_MSM_NORMS", &t.stored_norms);
     ba_env_bit("G16_GPU_MSM_SPLIT", &t.split);
-    ba_env_bit("G16_GPU_MSM_LEFTOVER", &t.leftover);
     env = getenv("G16_GPU_MSM_SLICE_POINTS");
     if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
         t.slice_points = (uint32_t)atol(env);
@@ -222,22 +219,6 @@ template <class F>
 struct ba_tangent_batched {
     static constexpr bool value = sizeof(F) <= 48;
 };
-
-/* Whether a field's ba_add also copies an odd run's leftover point to the next round's
- * buffer (ba_denominators marks the run's last pair with BA_LEFTOVER), so that ba_carry
- * copies only runs of one point: G1, whose ba_add has registers to spare below the 255
- * that keep its 2 warps a scheduler, and DRAM to spare (run 74: 30% busy, while
- * ba_carry's gathers of those points took 15.4 of G1 dense 2^26's ~360 ms). G2's ba_add
- * has no registers to spare. tn.leftover 0 turns it off (G16_GPU_MSM_LEFTOVER=0). */
-template <class F>
-struct ba_leftover_in_add {
-    static constexpr bool value = sizeof(F) <= 48;
-};
-
-/* The mark on a pair's destination (io[].y) that the pair's run is odd and this is its
- * last pair: its leftover, the point after the pair's two, goes to the place after the
- * pair's sum. Destinations stay below 2^31 (ba_round_bufs::alloc checks). */
-constexpr uint32_t BA_LEFTOVER = 0x80000000u;
 
 /* Where a round's points come from: the bases through a window's sorted list (round 0) or
  * the previous round's sums. With precomputed multiples (mult: ba_accumulate_mult) an
@@ -350,8 +331,8 @@ struct ba_count {
     G16_HD void operator()(uint32_t b) const { ba_count_run(count, longest, b, e[b] - s[b]); }
 };
 
-/* The next round's run of each bucket, its leftover point copied to the run's end (or,
- * with BA_LEFTOVER, a run of one point's alone), and the next round's counts (as ba_count's: count is free again once the round's prefix
+/* The next round's run of each bucket, its leftover point copied to the run's end, and
+ * the next round's counts (as ba_count's: count is free again once the round's prefix
  * sum, first, is made; one launch a round fewer). */
 template <class F>
 struct ba_carry {
@@ -362,14 +343,12 @@ struct ba_carry {
     const unsigned long long *first;
     const uint32_t *s, *e;
     ba_source<F> src;
-    bool odd_runs; /* copy every odd run's leftover (else runs of one point alone: ba_add
-                    * copies the others', BA_LEFTOVER) */
     G16_HD void operator()(uint32_t b) const
     {
         uint32_t len = e[b] - s[b], half = len >> 1, next = half + (len & 1);
         unsigned long long f = first[b];
         uint32_t at = (uint32_t)f + (uint32_t)(f >> 32);
-        if ((len & 1) && (odd_runs || len == 1))
+        if (len & 1)
             out[at + half] = src.load(e[b] - 1);
         s_next[b] = at;
         e_next[b] = at + next;
@@ -497,22 +476,12 @@ struct ba_denominators {
     const uint32_t *s;
     uint32_t nb, q0, qn, K;
     D *nrm;
-    const uint32_t *e; /* the runs' ends: BA_LEFTOVER marks (null: none) */
-    /* Pair q's place (ba_locate) with BA_LEFTOVER on its destination when it is the last
-     * pair of an odd run (its leftover at p.x + 2 ends the run). */
-    G16_HD uint2 locate(uint32_t q, uint32_t &b) const
-    {
-        uint2 p = ba_locate(q, first, s, nb, b);
-        if (e && p.x + 3 == e[b])
-            p.y |= BA_LEFTOVER;
-        return p;
-    }
     G16_HD void operator()(uint32_t t) const
     {
         D acc = D::one();
         uint32_t j = ba_first_pair(t, K), b = 0;
         if (j < qn) {
-            uint2 p = locate(q0 + j, b);
+            uint2 p = ba_locate(q0 + j, first, s, nb, b);
             F a = src.load_x(p.x), c = src.load_x(p.x + 1);
             for (uint32_t i = 0;; i++) {
                 uint32_t jn = j + 32;
@@ -520,7 +489,7 @@ struct ba_denominators {
                 uint2 pn;
                 F an, cn;
                 if (PF && more) {
-                    pn = locate(q0 + jn, b);
+                    pn = ba_locate(q0 + jn, first, s, nb, b);
                     an = src.load_x(pn.x);
                     cn = src.load_x(pn.x + 1);
                 }
@@ -538,7 +507,7 @@ struct ba_denominators {
                     a = an;
                     c = cn;
                 } else {
-                    p = locate(q0 + j, b);
+                    p = ba_locate(q0 + j, first, s, nb, b);
                     a = src.load_x(p.x);
                     c = src.load_x(p.x + 1);
                 }
@@ -609,25 +578,17 @@ struct ba_add {
                     cn = src.load(pn.x + 1);
                 }
             }
-            /* An odd run's leftover (BA_LEFTOVER) loaded before the sum, stored after it. */
-            uint32_t dst = p.y & ~BA_LEFTOVER;
-            bool left = ba_leftover_in_add<F>::value && (p.y & BA_LEFTOVER);
-            affine_d<F> lp;
-            if (ba_leftover_in_add<F>::value && left)
-                lp = src.load(p.x + 2);
             /* The chord inline; the rare pairs (a point at infinity, equal x) by a call. */
             F d;
             if (affine_add_is_chord(a, c, &d)) {
-                out[dst] = affine_add_chord(a, c, ba_den<F>::inverse(d, inv_j));
+                out[p.y] = affine_add_chord(a, c, ba_den<F>::inverse(d, inv_j));
             } else if constexpr (ba_tangent_batched<F>::value) {
                 d = affine_add_denominator(a, c);
-                ba_add_special<F>(out + dst, src, p.x, inv_j);
+                ba_add_special<F>(out + p.y, src, p.x, inv_j);
             } else {
                 d = F::one();
-                out[dst] = ba_add_special_ref(a, c);
+                out[p.y] = ba_add_special_ref(a, c);
             }
-            if (ba_leftover_in_add<F>::value && left)
-                out[dst + 1] = lp;
             if (!more)
                 break;
             if constexpr (SN)
@@ -1260,13 +1221,12 @@ uint32_t ba_threads(uint32_t n, uint32_t K)
  * ba_add loads the next pair ahead unless tn.prefetch is 0, its ba_denominators unless
  * tn.den_prefetch is 0 (or, when negative, as ba_add); G2's never (no registers to
  * spare), and G2's pass each pair's norm from one to the other in nrm unless
- * tn.stored_norms is 0 (nrm: a chunk's worth, or null for G1). e_mark: the runs' ends when
- * ba_add copies odd runs' leftovers (BA_LEFTOVER), else null. */
+ * tn.stored_norms is 0 (nrm: a chunk's worth, or null for G1). */
 template <class F, class Exec, class D = typename ba_den<F>::type>
 g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io, D *nrm,
                          const unsigned long long *first, const uint32_t *s_cur, uint32_t NB,
                          uint32_t q0, uint32_t qn, uint32_t K, uint32_t T, D *scratch, D *host,
-                         affine_d<F> *out, const uint32_t *e_mark, const ba_tuning &tn)
+                         affine_d<F> *out, const ba_tuning &tn)
 {
     auto chunk = [&](auto den_prefetch, auto add_prefetch, auto stored_norms) -> g16_status {
         constexpr bool DPF = decltype(den_prefetch)::value, APF = decltype(add_prefetch)::value,
@@ -1274,7 +1234,7 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io,
         g16_status s;
         if ((s = ex.run(T, ba_den_block<F>(tn),
                         ba_denominators<F, DPF, SN>{pre, prod, io, src, first, s_cur, NB, q0, qn,
-                                                    K, nrm, e_mark})) ||
+                                                    K, nrm})) ||
             (s = batch_inverse<D>(ex, prod, T, scratch, host, tn)))
             return s;
         return ex.run(T, ba_pair_block<F>(tn),
@@ -1329,9 +1289,6 @@ struct ba_round_bufs {
             max_threads = chunk_pairs + 32;
         cap[0] = gm / 2 + gnb;
         cap[1] = gm / 4 + gnb;
-        if (cap[0] >= BA_LEFTOVER)
-            return status_fail(G16_ERR_INTERNAL, "GPU MSM: %zu sums a round (BA_LEFTOVER marks them below 2^31)",
-                               cap[0]);
         g16_status s;
         if ((s = ex.alloc(bounds, 4 * gnb, "MSM bucket bounds")) ||
             (s = ex.alloc(longest, 1, "MSM counts")) ||
@@ -1358,9 +1315,6 @@ struct ba_round_bufs {
             return G16_OK;
         cap[0] = gm / 2 + gnb;
         cap[1] = gm / 4 + gnb;
-        if (cap[0] >= BA_LEFTOVER)
-            return status_fail(G16_ERR_INTERNAL, "GPU MSM: %zu sums a round (BA_LEFTOVER marks them below 2^31)",
-                               cap[0]);
         g16_status s;
         if ((s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
             (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")))
@@ -1381,7 +1335,6 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
                      double *ms_sort, size_t *rounds, uint32_t w0)
 {
     typedef affine_d<F> A;
-    const bool in_add = ba_leftover_in_add<F>::value && tn.leftover; /* BA_LEFTOVER */
     uint32_t *ss[2] = {bf.bounds.p, bf.bounds.p + 2 * (size_t)NB};
     uint32_t *ee[2] = {bf.bounds.p + (size_t)NB, bf.bounds.p + 3 * (size_t)NB};
     g16_status s;
@@ -1409,14 +1362,13 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
         uint32_t *s_next = ss[r & 1], *e_next = ee[r & 1];
         if ((s = ex.zero(bf.longest.p, sizeof(uint32_t))) ||
             (s = ex.run(NB, 128, ba_carry<F>{out, s_next, e_next, bf.count.p, bf.longest.p, bf.first.p,
-                                              s_cur, e_cur, src, !in_add})))
+                                              s_cur, e_cur, src})))
             return s;
         for (uint32_t q0 = 0; q0 < pairs; q0 += bf.chunk_pairs) {
             uint32_t qn = pairs - q0 < bf.chunk_pairs ? pairs - q0 : bf.chunk_pairs;
             uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
             if ((s = ba_pair_chunk<F>(ex, src, bf.pre.p, bf.prod.p, bf.io.p, bf.nrm.p, bf.first.p, s_cur, NB,
-                                      q0, qn, K, T, bf.scratch.p, bf.host.p, out,
-                                      in_add ? e_cur : nullptr, tn)))
+                                      q0, qn, K, T, bf.scratch.p, bf.host.p, out, tn)))
                 return s;
         }
         src = ba_source<F>::sums(out);
