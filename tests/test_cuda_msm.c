@@ -381,7 +381,7 @@ int main(void)
      * MSMs from ~5000 others run in several groups, as the largest do by default; and
      * G2's norms squared again in ba_add rather than passed (G16_GPU_MSM_NORMS), and the
      * reduction in segments of 8 and 16 buckets rather than 64 (G16_GPU_MSM_SEGMENT), or
-     * by split sums (G16_GPU_MSM_SPLIT, the default from 21-bit windows), in one group and
+     * by split sums (G16_GPU_MSM_SPLIT, the default from 16-bit windows), in one group and
      * in several; and the scalars split by the GLV endomorphism (G16_GPU_MSM_GLV=1: the
      * table made for each call), with running sums and with split sums. */
     const char *paths[][8] = {{"0", "8", "1", "33554432", "1", "64", "0", "0"},

@@ -1429,11 +1429,13 @@ struct ba_settle_guard {
 };
 
 /* Whether c-bit windows are reduced by split sums (ba_split_segments): tn.split when set,
- * else from 21 bits up, where the running sums' cost per bucket outweighs what a wider
- * window saves in pairs. */
+ * else from 16 bits up. Split sums were made for the wide windows (21 bits and more),
+ * where the running sums' cost per bucket outweighs what a wider window saves in pairs;
+ * run 77 measured them at 16 and 20 bits too: the 55/30/15 mix at 2^26 (16 bits) 84.4 ->
+ * 82.6 ms, at 2^27 (GLV, 20 bits) 162.1 -> 160.3. */
 bool ba_split_use(unsigned c, const ba_tuning &tn)
 {
-    return tn.split >= 0 ? tn.split != 0 : c > 20;
+    return tn.split >= 0 ? tn.split != 0 : c >= 16;
 }
 
 /* Windows whose buckets one reduction by split sums takes (their affine buckets wait in
