@@ -478,17 +478,22 @@ bool mult_use(uint32_t m)
 
 /* GLV windows: 22 bits from 2^25 others (6 windows of 2 m digits: 12 m pairs against 13 m
  * at 20 bits without GLV, with half the buckets of 22-bit windows without it; G1 dense
- * 2^27 -7%, run 57), 20 bits above 2^24 (7 windows: 14 m pairs over half the buckets,
- * whose reduction and tails cost more than the pairs at 2e7 others: -4%, run 58, where
- * 22 bits were as fast), else
- * the plain rule's width (forced GLV only); G16_GPU_MSM_WINDOW overrides as for
- * gpu_window_bits. */
+ * 2^27 -7%, run 57), 19 bits above 2^24 (7 windows: 14 m pairs over fewer buckets, whose
+ * reduction and tails cost more than the pairs at 2e7 others), else the plain rule's
+ * width (forced GLV only); G16_GPU_MSM_WINDOW overrides as for gpu_window_bits.
+ * Each is the narrowest width that gives its window count: the halves are below
+ * 2^127.43 and the signed digits need one bit more, so W windows of c bits leave the top
+ * window ~128.43 - (W - 1) c bits, i.e. 2^18.4 of its buckets in use at c = 22 but only
+ * ~2^7.4 at c = 20 (W = 7): there every bucket of the top window held ~2.3e5 of the 2^27
+ * mix's 4e7 digits, and the rounds went on to 15 for it where the other windows stop at
+ * ~8. At 19 bits (~2^13.4 buckets in use) the 55/30/15 mix at 2^27 took 143.5 ms
+ * against 158.1 (run 78). */
 unsigned glv_window_bits(uint32_t m)
 {
     const char *env = getenv("G16_GPU_MSM_WINDOW");
     if (env && atoi(env) >= 4 && atoi(env) <= 24)
         return (unsigned)atoi(env);
-    return m >= (1u << 25) ? 22 : gpu_window_bits(m);
+    return m >= (1u << 25) ? 22 : m > (1u << 24) ? 19 : gpu_window_bits(m);
 }
 
 /* Sums groups of points until one is left per group; the result lands in *result
