@@ -9,7 +9,7 @@
  * bucket accumulation with G16_GPU_MSM_AFFINE=0 (XYZZ) or 1 (batch-affine rounds), the
  * run length the rounds stop at with G16_GPU_MSM_TAIL (cuda_msm.cu, msm_batch_affine.cuh),
  * and the endomorphism with G16_GPU_MSM_GLV=0|1: every case gets its bases' GLV table
- * (made before the timed runs, as a key's is once), which MSMs of more than 2^24 others
+ * (made before the timed runs, as a key's is once), which MSMs of more than 2^23 others
  * use by default (glv.cuh); and with G16_GPU_MSM_MULT=1 the bases' precomputed multiples
  * (msm_mult.cuh), made before the timed runs (their time is printed) and used at any size,
  * G16_GPU_MSM_MULT_BITS=c (4..26, default 26) their window width. Not by default: run 60

@@ -29,6 +29,7 @@
 #   job27r     job27 with the key's host pages dropped once resident (--release-key) and
 #              a 64G budget (issue 7's <= 64 GiB)
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
+#   part24     2 partitions at 2^24 (H's MSM by GLV, 7 windows of 19 bits): proofs verified
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
 #   ab         builds and settings side by side (AB_RUNS, AB_ARGS: see the step)
 #   test_cuda_ntt  test_cuda_ntt only
@@ -390,6 +391,7 @@ for step in "${steps[@]}"; do
   msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
+  part24) bench_job part24 200 --constraints 16777216 --partitions 2 --synth-threads 8 ;;
   part26) G16_SETUP_TIMES=1 bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 \
     --mem-budget 56G --key "$keys/k26.key" ;;
   part26s) bench_job part26s 400 --constraints 67108864 --partitions 3 --synth-threads 6 --mem-budget 56G \

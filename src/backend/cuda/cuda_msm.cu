@@ -12,7 +12,7 @@
  * 3. Pippenger over the others with signed c-bit digits (|d| <= 2^(c-1), so 2^(c-1)
  *    buckets per window and W = floor(255 / c) + 1 windows): per window, a digit kernel
  *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
- *    and a boundary kernel records where each bucket's run starts and ends. Above 2^24
+ *    and a boundary kernel records where each bucket's run starts and ends. Above 2^23
  *    others, given the bases' GLV table, each scalar is first split into two 128-bit
  *    halves over P and phi(P) (glv.cuh): 2 m digits a window, W = floor(128 / c) + 1.
  * 4. accumulate: below 2^20 others, one thread per bucket of every window adds its run of
@@ -457,18 +457,20 @@ unsigned gpu_window_bits(uint32_t m)
 
 /* Whether m others go through GLV (glv.cuh): G16_GPU_MSM_GLV=0|1 forces it (1 makes the
  * table of beta x itself when the caller has none), else when the caller gives the table
- * and there are more than 2^24 others, where the plain rule takes 20-bit windows (run 58,
- * bench/NOTES.md: below, GLV's 128-bit halves need 9 windows of 16 bits against 16 of
- * 255-bit scalars, and the 55/30/15 mix at 2^26 took 12% longer). */
+ * and there are more than 2^23 others. Run 58 had found GLV 12% slower for the 55/30/15
+ * mix at 2^26 (1e7 others) with 16-bit windows, 9 of them for the halves' ~128.4 bits,
+ * the top one of ~0.4 bits; with 7 windows of 19 bits (glv_window_bits) run 80 measured
+ * it faster: that mix 83.1 -> 79.4 ms, G1 dense 2^24 111.5 -> 105.2, G2 dense 2^24 323.9
+ * -> 295.3 (90% one repeated value at 2^24: 56.0 -> 58.4). */
 bool glv_use(uint32_t m, bool have_table)
 {
     int v = -1;
     ba_env_bit("G16_GPU_MSM_GLV", &v);
-    return v >= 0 ? v != 0 : have_table && m > (1u << 24);
+    return v >= 0 ? v != 0 : have_table && m > (1u << 23);
 }
 
 /* Whether m others go through the bases' precomputed multiples when the caller has them
- * (msm_mult.cuh): G16_GPU_MSM_MULT=0|1 forces either way, else as GLV, above 2^24. */
+ * (msm_mult.cuh): G16_GPU_MSM_MULT=0|1 forces either way, else above 2^24. */
 bool mult_use(uint32_t m)
 {
     int v = -1;
@@ -478,7 +480,7 @@ bool mult_use(uint32_t m)
 
 /* GLV windows: 22 bits from 2^25 others (6 windows of 2 m digits: 12 m pairs against 13 m
  * at 20 bits without GLV, with half the buckets of 22-bit windows without it; G1 dense
- * 2^27 -7%, run 57), 19 bits above 2^24 (7 windows: 14 m pairs over fewer buckets, whose
+ * 2^27 -7%, run 57), 19 bits above 2^23 (7 windows: 14 m pairs over fewer buckets, whose
  * reduction and tails cost more than the pairs at 2e7 others), else the plain rule's
  * width (forced GLV only); G16_GPU_MSM_WINDOW overrides as for gpu_window_bits.
  * Each is the narrowest width that gives its window count: the halves are below
@@ -493,7 +495,7 @@ unsigned glv_window_bits(uint32_t m)
     const char *env = getenv("G16_GPU_MSM_WINDOW");
     if (env && atoi(env) >= 4 && atoi(env) <= 24)
         return (unsigned)atoi(env);
-    return m >= (1u << 25) ? 22 : m > (1u << 24) ? 19 : gpu_window_bits(m);
+    return m >= (1u << 25) ? 22 : m > (1u << 23) ? 19 : gpu_window_bits(m);
 }
 
 /* Sums groups of points until one is left per group; the result lands in *result
