@@ -1476,6 +1476,27 @@ struct ba_split_bufs {
     }
 };
 
+/* Sums R groups of m XYZZ points (group g at in[g m ..]) chunk at a time by
+ * ba_sum_chunks, a and b alternating as input and output, until one point a group is
+ * left: *res is where the R sums ended (a or b; b holds at least R ceil(m / chunk)). */
+template <class F, class Exec>
+g16_status ba_sum_tree(Exec &ex, xyzz_d<F> *a, xyzz_d<F> *b, uint32_t R, uint32_t m, uint32_t chunk,
+                       xyzz_d<F> **res)
+{
+    while (m > 1) {
+        uint32_t m_out = (m + chunk - 1) / chunk;
+        g16_status s;
+        if ((s = ex.run((size_t)R * m_out, 64, ba_sum_chunks<F>{b, a, m, chunk, m_out})))
+            return s;
+        xyzz_d<F> *t = a;
+        a = b;
+        b = t;
+        m = m_out;
+    }
+    *res = a;
+    return G16_OK;
+}
+
 /* sums[w0 + g] = sum over k of (k + 1) B_k of window w0 + g, for g < R, from the windows'
  * affine buckets in sp.buckets (window g's at g nb): the split sums by the rounds (runs
  * stopped at 32 points, summed by ba_finish), then their weighted sums in segments, then a
@@ -1499,16 +1520,9 @@ g16_status ba_split_reduce(Exec &ex, ba_round_bufs<F, Exec> &bf, ba_split_bufs<F
                     ba_split_segments<F>{sp.seg[0].p, sp.sub.p, c, W, w0, sp.hl_max, sp.S,
                                          sp.len, sp.PL, sp.P})))
         return s;
-    xyzz_d<F> *in = sp.seg[0].p, *out = sp.seg[1].p;
-    for (uint32_t m = sp.P; m > 1;) {
-        const uint32_t chunk = 16, m_out = (m + chunk - 1) / chunk;
-        if ((s = ex.run((size_t)R * m_out, 64, ba_sum_chunks<F>{out, in, m, chunk, m_out})))
-            return s;
-        xyzz_d<F> *t = in;
-        in = out;
-        out = t;
-        m = m_out;
-    }
+    xyzz_d<F> *in;
+    if ((s = ba_sum_tree<F>(ex, sp.seg[0].p, sp.seg[1].p, R, sp.P, 16, &in)))
+        return s;
     return ex.run(R, 64, ba_copy_points<F>{sums + w0, in});
 }
 
@@ -1672,14 +1686,10 @@ g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const
         (s = ba_rounds<F>(ex, bf, part[0].p, nullptr, src, bounds.p, bounds.p + NB, NB, tn, nullptr,
                           rounds, 0)))
         return s;
-    int k = 0;
-    for (uint32_t m = NB; m > 1; k ^= 1) {
-        uint32_t m_out = (m + 3) / 4;
-        if ((s = ex.run(m_out, 128, ba_sum_chunks<F>{m_out == 1 ? sum : part[k ^ 1].p, part[k].p, m, 4, m_out})))
-            return s;
-        m = m_out;
-    }
-    return G16_OK;
+    xyzz_d<F> *res;
+    if ((s = ba_sum_tree<F>(ex, part[0].p, part[1].p, 1, NB, 4, &res)))
+        return s;
+    return ex.run(1, 64, ba_copy_points<F>{sum, res});
 }
 
 #endif
