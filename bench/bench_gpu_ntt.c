@@ -44,6 +44,12 @@ static double median(double *v, unsigned n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static int negacyclic(void)
+{
+    const char *env = getenv("G16_GPU_NTT_NEGACYCLIC");
+    return !(env && strcmp(env, "0") == 0);
+}
+
 /* Memory traffic (bytes) and Montgomery products of one operation as designed. */
 static void op_cost(int op, unsigned L, unsigned passes, double *bytes, double *muls)
 {
@@ -57,9 +63,13 @@ static void op_cost(int op, unsigned L, unsigned passes, double *bytes, double *
     case 3: *bytes = passes * pass + bitrev, *muls = transform + 2 * n; break;
     default:
         /* 6 transforms, coset factors (2 products per element) on 3, a b - c in the last;
-         * a and b read and h written by the last pass too. */
+         * a and b read and h written by the last pass too. snarkjs's shift, unless
+         * G16_GPU_NTT_NEGACYCLIC=0: in the forward transforms' twiddles, whose stage b = 0
+         * then has n/2 products (its 1/n by div_pow2, ~1/8 of a product, not counted). */
         *bytes = 6 * passes * pass + 3 * n * 32;
         *muls = 6 * transform + 3 * 2 * n + n;
+        if (op == 4 && negacyclic())
+            *muls = 6 * transform + 3 * n / 2 + n;
         if (op == 5) {
             *bytes += passes * pass + bitrev;
             *muls += transform + 2 * n;

@@ -34,15 +34,18 @@ static unsigned g_kmax, g_tile;
 /* The kernels' variants (cuda_ntt.cu's knobs): the butterflies' values below 2p or below
  * p (G16_GPU_NTT_LAZY), whole tiles by the FULL kernels or the general one
  * (G16_GPU_NTT_FULL), passes of 8-10 stages by kernels built for their shape or by the
- * FULL kernel that reads it (G16_GPU_NTT_SHAPES). */
+ * FULL kernel that reads it (G16_GPU_NTT_SHAPES), H (snarkjs) by the negacyclic forward
+ * transform or by the coset factor's products (G16_GPU_NTT_NEGACYCLIC; the last mode,
+ * which checks H alone). */
 typedef struct {
-    const char *name, *lazy, *full, *shapes;
+    const char *name, *lazy, *full, *shapes, *negacyclic;
 } ntt_mode;
 static const ntt_mode g_modes[] = {
-    {"lazy", "1", "1", "1"},
-    {"lazy, no shapes", "1", "1", "0"},
-    {"lazy, general kernel", "1", "0", "1"},
-    {"reduced", "0", "1", "1"},
+    {"lazy", "1", "1", "1", "1"},
+    {"lazy, no shapes", "1", "1", "0", "1"},
+    {"lazy, general kernel", "1", "0", "1", "1"},
+    {"reduced", "0", "1", "1", "1"},
+    {"lazy, H by coset factors", "1", "1", "1", "0"},
 };
 static const ntt_mode *g_mode = &g_modes[0];
 
@@ -52,6 +55,7 @@ static void mode_set(const ntt_mode *m)
     setenv("G16_GPU_NTT_LAZY", m->lazy, 1);
     setenv("G16_GPU_NTT_FULL", m->full, 1);
     setenv("G16_GPU_NTT_SHAPES", m->shapes, 1);
+    setenv("G16_GPU_NTT_NEGACYCLIC", m->negacyclic, 1);
 }
 
 
@@ -206,6 +210,19 @@ static void check_size(unsigned log2n, bool all_kinds, bool thorough)
     }
 }
 
+/* H alone (both conventions, every aliasing up to 2^13) at each size. */
+static void check_h_sizes(const unsigned *sizes, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const ntt_domain *d;
+        if (!CHECK(ntt_domain_get(&d, sizes[i]) == G16_OK))
+            continue;
+        for (int convention = 0; convention < 2; convention++)
+            for (int alias = -1; alias < (sizes[i] <= 13 ? 3 : 0); alias++)
+                check_h(d, convention, alias);
+    }
+}
+
 static void check_errors(void)
 {
     fr_t x[2], zero;
@@ -233,6 +250,11 @@ int main(void)
      * points and more; forward passes of 8 to 10 stages from 2^17). */
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
         mode_set(&g_modes[mi]);
+        if (strcmp(g_modes[mi].negacyclic, "0") == 0) {
+            static const unsigned sizes[] = {0, 1, 2, 5, 11, 12, 17};
+            check_h_sizes(sizes, sizeof sizes / sizeof *sizes);
+            continue;
+        }
         if (strcmp(g_modes[mi].full, "0") == 0 || strcmp(g_modes[mi].shapes, "0") == 0) {
             check_size(11, true, true);
             check_size(12, true, false);
@@ -278,6 +300,11 @@ int main(void)
     printf("device: %s\n", cuda_ctx_describe(g_ctx));
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
         mode_set(&g_modes[mi]);
+        if (strcmp(g_modes[mi].negacyclic, "0") == 0) {
+            static const unsigned hsizes[] = {0, 1, 2, 5, 11, 13, 17, 20, 22};
+            check_h_sizes(hsizes, sizeof hsizes / sizeof *hsizes);
+            continue;
+        }
         static const unsigned sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 17, 20};
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             check_size(sizes[i], true, sizes[i] <= 13);

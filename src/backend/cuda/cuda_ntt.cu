@@ -3,8 +3,10 @@
  * Transforms are radix-2 Cooley-Tukey, in place, grouped into passes over device memory:
  * - Decimation in frequency (DIF, Gentleman-Sande) takes natural order to bit-reversed
  *   order, decimation in time (DIT) takes bit-reversed order to natural. H runs an
- *   inverse DIF and a forward DIT on each of a, b, c with the coset factors s^j / n
- *   applied to the bit-reversed coefficients between them: no permutation at all. Plain
+ *   inverse DIF and a forward DIT on each of a, b, c, the coset shift s between them: no
+ *   permutation at all. snarkjs's s is a 2n-th root of unity, so its forward DIT is the
+ *   negacyclic transform (NEG), s in its twiddles, and the inverse's 1/n is a division
+ *   by 2^L (field.cuh's div_pow2); the classic s = 7 costs two products an element. Plain
  *   natural-to-natural transforms are a DIF plus one tiled bit-reversal pass (16 x 16
  *   tiles swapped through shared memory, each row a 512-byte run).
  * - A pass handles k <= 10 consecutive index bits [lo, lo + k): it runs those k stages
@@ -33,7 +35,7 @@
  *   transforms lost 0.2-0.7% with them); G16_GPU_NTT_SHAPES=0 reads them.
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
- *   two entries of small tables (2^14 entries each at most, built on the device per call),
+ *   two entries of small tables (2^15 entries each at most, built on the device per call),
  *   so a factor costs two products per element. The last pass of H's third forward
  *   transform also computes h = a b - c while c's values are in registers.
  * Costs per transform of 2^L points: (L - 1) n / 2 products, P = ceil(L / 10) passes of
@@ -66,8 +68,16 @@ constexpr unsigned TILE_LOG = 11; /* elements per block tile (64 KiB of shared m
 constexpr unsigned KMAX = 10;     /* radix-2 stages per pass at most */
 constexpr unsigned THREADS = 256; /* threads per block of a pass */
 constexpr unsigned BLOCKS_PER_SM = 3; /* 3 x 64 KiB of shared memory, <= 85 registers */
-constexpr unsigned POW_LOG = 14;  /* entries of each two-level power table, at most */
+constexpr unsigned POW_LOG = 15;  /* entries of each two-level power table, at most */
 constexpr unsigned BR_LOG = 4;    /* bit-reversal tiles of 2^4 x 2^4 elements */
+/* Twiddle tables up to 2^(28 + 1): H (snarkjs) at 2^L reads the table of 2^(L + 1). */
+constexpr unsigned TABLE_MAX_LOG = CUDA_NTT_MAX_LOG2N + 1;
+
+/* Bytes of the table of 2^L: w^e for e <= 2^(L - 1). */
+size_t table_bytes(unsigned L)
+{
+    return L == 0 || L > TABLE_MAX_LOG ? 0 : (((size_t)1 << (L - 1)) + 1) * sizeof(fr_d);
+}
 constexpr unsigned BR_PITCH = (1u << BR_LOG) + 1;
 constexpr unsigned BR_PLANE = BR_PITCH << BR_LOG; /* words per limb plane of a tile */
 
@@ -152,7 +162,8 @@ G16_HD uint32_t bitrev(uint32_t x, unsigned bits)
 
 /* A factor c g^j applied to the element at a position (j = the position, or its bit
  * reversal when the data are in bit-reversed order). mode 0: none; 1: times c (g = 1);
- * 2: times lo[j mod 2^lo_bits] hi[j >> lo_bits] with lo[x] = c g^x, hi[y] = g^(y 2^lo_bits). */
+ * 2: times lo[j mod 2^lo_bits] hi[j >> lo_bits] with lo[x] = c g^x, hi[y] = g^(y 2^lo_bits);
+ * 3: divided by 2^lo_bits (field.cuh's div_pow2: 1/n at ~1/8 of a product). */
 struct factor_desc {
     int mode;
     int rev;
@@ -167,6 +178,8 @@ G16_HD fr_d apply_factor(const factor_desc &f, const fr_d &v, uint32_t pos, unsi
      * (below 2p); the result is below p either way. */
     if (f.mode == 1)
         return f.c * v;
+    if (f.mode == 3)
+        return lazy_canon(div_pow2(v, f.lo_bits));
     uint32_t j = f.rev ? bitrev(pos, L) : pos;
     fr_d t = ldg_fr(f.lo + (j & ((1u << f.lo_bits) - 1))) * ldg_fr(f.hi + (j >> f.lo_bits));
     return t * v;
@@ -179,8 +192,9 @@ G16_HD fr_d apply_factor(const factor_desc &f, const fr_d &v, uint32_t pos, unsi
  * rest of c; so consecutive threads touch consecutive addresses when loading and storing. */
 struct ntt_pass {
     fr_d *x;
-    const fr_d *tw; /* tw[e] = w^e, 0 <= e <= n/2 */
+    const fr_d *tw; /* tw[e] = w^e, 0 <= e <= 2^(tl - 1), w a 2^tl-th root of unity */
     unsigned L, lo, k, g, ilo;
+    unsigned tl; /* the table's size: L, or L + 1 for the negacyclic DIT (H, snarkjs) */
     bool last;        /* the transform's last pass: its stores are reduced below p */
     factor_desc pre;  /* applied to the loads (first pass) */
     factor_desc post; /* applied to the stores (last pass) */
@@ -246,10 +260,18 @@ G16_HD fr_d bfly_mul(const fr_d &w, const fr_d &x)
     return LAZY ? lazy_mul(w, x) : w * x;
 }
 
-/* K, ILO: the pass's k and ilo as constants (K 0, ILO -1: read from p). */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
+/* K, ILO: the pass's k and ilo as constants (K 0, ILO -1: read from p). NEG (forward DIT
+ * only): the negacyclic transform, values at s w^i with s a 2n-th root of unity (s^2 = w),
+ * from the table of 2^(L + 1): the stage of half-size h = 2^b multiplies by s_4h^(2i' + 1)
+ * (i' = i mod h) instead of w_2h^i', since after it each block of 2h holds its sub-
+ * polynomial in y = x^(n / 2h) at y = s_4h w_2h^k. So the coset factor s^j costs no
+ * product of its own; the stage b = 0 gets products (its twiddle s_4 is not 1): n/2 more
+ * a transform, against 2n for the factor's tables (H, snarkjs convention). */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
+          bool NEG = false>
 G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st, uint32_t j)
 {
+    static_assert(!NEG || (DIT && !INV), "the negacyclic transform is a forward DIT");
     const uint32_t count = tile_count<FULL>(p);
     const unsigned k = K ? K : p.k, ilo = ILO >= 0 ? (unsigned)ILO : p.ilo;
     const unsigned d = DIT ? st : k - 1 - st; /* the pass bit of this stage */
@@ -259,7 +281,7 @@ G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st
     uint32_t s1 = s0 | (1u << sb);
     fr_d x0 = ld_sm(sm, count, s0), x1 = ld_sm(sm, count, s1);
     fr_d y0, y1;
-    if (b == 0) {
+    if (b == 0 && !NEG) {
         /* Every twiddle is 1 (w^0, and -tw[n/2] = 1 for the inverse). */
         y0 = bfly_add<LAZY>(x0, x1);
         y1 = bfly_sub<LAZY>(x0, x1);
@@ -268,8 +290,9 @@ G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st
         uint32_t m = (s0 >> ilo) & ((1u << k) - 1);
         uint32_t c = ((s0 >> (ilo + k)) << ilo) | (s0 & ((1u << ilo) - 1));
         uint32_t inner = (q0 | c) & ((1u << p.lo) - 1);
-        uint32_t e = (((m & ((1u << d) - 1)) << p.lo) | inner) << (p.L - 1 - b);
-        fr_d w = ldg_fr(p.tw + (INV ? (1u << (p.L - 1)) - e : e));
+        uint32_t i = ((m & ((1u << d) - 1)) << p.lo) | inner;
+        uint32_t e = NEG ? ((i << 1) | 1) << (p.tl - 2 - b) : i << (p.tl - 1 - b);
+        fr_d w = ldg_fr(p.tw + (INV ? (1u << (p.tl - 1)) - e : e));
         if (DIT) {
             fr_d t = bfly_mul<LAZY>(w, x1);
             y0 = INV ? bfly_sub<LAZY>(x0, t) : bfly_add<LAZY>(x0, t);
@@ -307,7 +330,8 @@ G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint3
 
 /* K, ILO (FULL kernels of a fixed shape, pass_shape): the stage loop unrolled, each
  * stage's bit positions constants. */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
+          bool NEG = false>
 __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
 {
     extern __shared__ uint32_t sm[];
@@ -320,13 +344,13 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_p
 #pragma unroll
         for (unsigned st = 0; st < K; st++) {
             for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
-                pass_stage<DIT, INV, LAZY, FULL, K, ILO>(p, sm, q0, st, j);
+                pass_stage<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0, st, j);
             __syncthreads();
         }
     } else {
         for (unsigned st = 0; st < p.k; st++) {
             for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
-                pass_stage<DIT, INV, LAZY, FULL>(p, sm, q0, st, j);
+                pass_stage<DIT, INV, LAZY, FULL, 0, -1, NEG>(p, sm, q0, st, j);
             __syncthreads();
         }
     }
@@ -454,7 +478,7 @@ __global__ void k_twiddles(fr_d *tw, uint32_t count, const fr_d *lo, const fr_d 
  * in the context; an emulation has its own, in host memory. */
 struct ntt_cache {
     bool host;
-    fr_d *tw[CUDA_NTT_MAX_LOG2N + 1];
+    fr_d *tw[TABLE_MAX_LOG + 1];
     fr_d *scratch;
 };
 
@@ -473,7 +497,7 @@ void ntt_cache_release(void *p)
     ntt_cache *c = (ntt_cache *)p;
     if (!c)
         return;
-    for (unsigned i = 0; i <= CUDA_NTT_MAX_LOG2N; i++)
+    for (unsigned i = 0; i <= TABLE_MAX_LOG; i++)
         cache_release_buffer(c, c->tw[i]);
     cache_release_buffer(c, c->scratch);
     free(c);
@@ -489,12 +513,15 @@ struct exec {
     bool full;       /* whole tiles by the FULL kernels (tile_count); G16_GPU_NTT_FULL=0: not */
     bool shapes;     /* those of 8-10 stages by kernels of that shape (pass_shape);
                         G16_GPU_NTT_SHAPES=0: not */
+    bool negacyclic; /* H (snarkjs) by the negacyclic forward (h_run);
+                        G16_GPU_NTT_NEGACYCLIC=0: by the coset factor's tables */
 };
 
 /* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
  * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
  * whole tiles by the general kernel, G16_GPU_NTT_SHAPES=0 by the FULL kernel with the
- * pass's shape read at run time. */
+ * pass's shape read at run time, G16_GPU_NTT_NEGACYCLIC=0 runs H (snarkjs) with the
+ * coset factor's products. */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
@@ -503,6 +530,8 @@ void exec_knobs(exec &x)
     x.full = !(env && strcmp(env, "0") == 0);
     env = getenv("G16_GPU_NTT_SHAPES");
     x.shapes = !(env && strcmp(env, "0") == 0);
+    env = getenv("G16_GPU_NTT_NEGACYCLIC");
+    x.negacyclic = !(env && strcmp(env, "0") == 0);
 }
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
@@ -578,7 +607,7 @@ g16_status twiddles_get(exec &x, unsigned L, const fr_d **out)
         *out = cache->tw[L];
         return G16_OK;
     }
-    size_t bytes = cuda_ntt_table_bytes(L);
+    size_t bytes = table_bytes(L);
     char what[96];
     snprintf(what, sizeof what, "the NTT twiddle table for 2^%u", L);
     void *p = nullptr;
@@ -586,7 +615,7 @@ g16_status twiddles_get(exec &x, unsigned L, const fr_d **out)
     if (st == G16_ERR_OUT_OF_MEMORY && x.ctx) {
         bool freed = false;
         CUDA_TRY(cudaStreamSynchronize(x.ctx->stream), G16_ERR_INTERNAL);
-        for (unsigned i = 0; i <= CUDA_NTT_MAX_LOG2N; i++)
+        for (unsigned i = 0; i <= TABLE_MAX_LOG; i++)
             if (cache->tw[i]) {
                 cache_release_buffer(cache, cache->tw[i]);
                 cache->tw[i] = nullptr;
@@ -677,7 +706,8 @@ ntt_plan plan_make(unsigned L, unsigned kmax)
     return pl;
 }
 
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
+          bool NEG = false>
 void emulate_pass(const ntt_pass &p, uint32_t *sm)
 {
     const uint32_t count = tile_count<FULL>(p), blocks = 1u << (p.L - p.k - p.g);
@@ -687,7 +717,7 @@ void emulate_pass(const ntt_pass &p, uint32_t *sm)
             pass_load<FULL>(p, sm, q0, u);
         for (unsigned st = 0; st < p.k; st++)
             for (uint32_t j = 0; j < count / 2; j++)
-                pass_stage<DIT, INV, LAZY, FULL, K, ILO>(p, sm, q0, st, j);
+                pass_stage<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0, st, j);
         for (uint32_t u = 0; u < count; u++)
             pass_store<LAZY, FULL>(p, sm, q0, u);
     }
@@ -695,19 +725,18 @@ void emulate_pass(const ntt_pass &p, uint32_t *sm)
 
 /* One pass kernel on the device, its shared memory attributes set first (cheap; they
  * belong to the current device's context). */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1>
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
+          bool NEG = false>
 g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
 {
-    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+    auto *kernel = k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO, NEG>;
+    CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)(sizeof(fr_d) << x.tile_log)),
              G16_ERR_INTERNAL);
-    CUDA_TRY(cudaFuncSetAttribute(k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO>,
-                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+    CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                   (int)cudaSharedmemCarveoutMaxShared),
              G16_ERR_INTERNAL);
-    k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO>
-        <<<1u << (p.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
+    kernel<<<1u << (p.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
     return G16_OK;
 }
 
@@ -715,29 +744,29 @@ g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
  * its shape; false when there is none. ilo = min(lo, TILE_LOG - K) is 0 for the pass of
  * the lowest index bits and TILE_LOG - K for any other (whose lo spans another pass's 8
  * or more stages, above TILE_LOG - K <= 3). */
-template <bool DIT, bool INV, unsigned K>
+template <bool DIT, bool INV, bool NEG, unsigned K>
 bool pass_shape_k(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm, g16_status *st)
 {
     constexpr int G = (int)(TILE_LOG - K);
     if (p.ilo != 0 && p.ilo != (unsigned)G)
         return false;
     if (x.ctx)
-        *st = p.ilo == 0 ? launch_pass_as<DIT, INV, true, true, K, 0>(x, p, tile)
-                         : launch_pass_as<DIT, INV, true, true, K, G>(x, p, tile);
+        *st = p.ilo == 0 ? launch_pass_as<DIT, INV, true, true, K, 0, NEG>(x, p, tile)
+                         : launch_pass_as<DIT, INV, true, true, K, G, NEG>(x, p, tile);
     else if (p.ilo == 0)
-        emulate_pass<DIT, INV, true, true, K, 0>(p, sm);
+        emulate_pass<DIT, INV, true, true, K, 0, NEG>(p, sm);
     else
-        emulate_pass<DIT, INV, true, true, K, G>(p, sm);
+        emulate_pass<DIT, INV, true, true, K, G, NEG>(p, sm);
     return true;
 }
 
-template <bool DIT, bool INV>
+template <bool DIT, bool INV, bool NEG>
 bool pass_shape(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm, g16_status *st)
 {
     switch (p.k) {
-    case 8: return pass_shape_k<DIT, INV, 8>(x, p, tile, sm, st);
-    case 9: return pass_shape_k<DIT, INV, 9>(x, p, tile, sm, st);
-    case 10: return pass_shape_k<DIT, INV, 10>(x, p, tile, sm, st);
+    case 8: return pass_shape_k<DIT, INV, NEG, 8>(x, p, tile, sm, st);
+    case 9: return pass_shape_k<DIT, INV, NEG, 9>(x, p, tile, sm, st);
+    case 10: return pass_shape_k<DIT, INV, NEG, 10>(x, p, tile, sm, st);
     default: return false;
     }
 }
@@ -745,7 +774,7 @@ bool pass_shape(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm, g16_sta
 /* A pass of `tile` log2 slots, on the device or emulated (sm: the emulation's tile). FULL
  * kernels (lazy butterflies only) take whole tiles of the device's plan unless x.full is
  * off. */
-template <bool DIT, bool INV, bool LAZY>
+template <bool DIT, bool INV, bool LAZY, bool NEG>
 g16_status launch_pass(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm)
 {
     const bool full = x.full && tile == TILE_LOG && x.tile_log == TILE_LOG;
@@ -754,28 +783,31 @@ g16_status launch_pass(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm)
         /* Runs 68-69: the shapes gain 1.5-2.2% on forward DIF transforms (plain and coset)
          * and 0.8% on H's forward DIT ones, and lose 0.2-0.7% on inverse ones. */
         if constexpr (!INV) {
-            if (full && x.shapes && pass_shape<DIT, INV>(x, p, tile, sm, &st))
+            if (full && x.shapes && pass_shape<DIT, INV, NEG>(x, p, tile, sm, &st))
                 return st;
         }
         if (full && x.ctx)
-            return launch_pass_as<DIT, INV, true, true>(x, p, tile);
+            return launch_pass_as<DIT, INV, true, true, 0, -1, NEG>(x, p, tile);
         if (full) {
-            emulate_pass<DIT, INV, true, true>(p, sm);
+            emulate_pass<DIT, INV, true, true, 0, -1, NEG>(p, sm);
             return G16_OK;
         }
     }
     if (x.ctx)
-        return launch_pass_as<DIT, INV, LAZY, false>(x, p, tile);
-    emulate_pass<DIT, INV, LAZY, false>(p, sm);
+        return launch_pass_as<DIT, INV, LAZY, false, 0, -1, NEG>(x, p, tile);
+    emulate_pass<DIT, INV, LAZY, false, 0, -1, NEG>(p, sm);
     return G16_OK;
 }
 
 /* One transform of data in place: DIT (bit-reversed -> natural) takes the index bits from
  * the bottom up, DIF (natural -> bit-reversed) from the top down. pre rides on the first
- * pass's loads; post and the h epilogue (fh not NULL) on the last pass's stores. */
-template <bool DIT, bool INV, bool LAZY>
-g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, const factor_desc &pre,
-                        const factor_desc &post, const fr_d *fa, const fr_d *fb, fr_d *fh)
+ * pass's loads; post and the h epilogue (fh not NULL) on the last pass's stores. tw is the
+ * table of 2^tl (tl = L, or L + 1: the negacyclic NEG's, which the others read at even
+ * exponents). */
+template <bool DIT, bool INV, bool LAZY, bool NEG>
+g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, unsigned tl,
+                        const factor_desc &pre, const factor_desc &post, const fr_d *fa,
+                        const fr_d *fb, fr_d *fh)
 {
     uint32_t *sm = nullptr;
     if (!x.ctx && !(sm = (uint32_t *)malloc(sizeof(fr_d) << x.tile_log)))
@@ -787,6 +819,7 @@ g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, const f
         ntt_pass p = {};
         p.x = data;
         p.tw = tw;
+        p.tl = tl;
         p.L = L;
         p.k = pl.k[i];
         p.lo = DIT ? done : L - done - p.k;
@@ -801,7 +834,7 @@ g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, const f
             p.fb = fb;
             p.fh = fh;
         }
-        st = launch_pass<DIT, INV, LAZY>(x, p, p.k + p.g, sm);
+        st = launch_pass<DIT, INV, LAZY, NEG>(x, p, p.k + p.g, sm);
         if (st == G16_OK)
             st = exec_check(x);
         done += p.k;
@@ -811,12 +844,14 @@ g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, const f
     return st;
 }
 
-template <bool DIT, bool INV>
-g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, const factor_desc &pre,
-                     const factor_desc &post, const fr_d *fa, const fr_d *fb, fr_d *fh)
+template <bool DIT, bool INV, bool NEG = false>
+g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, unsigned tl,
+                     const factor_desc &pre, const factor_desc &post, const fr_d *fa,
+                     const fr_d *fb, fr_d *fh)
 {
-    return x.lazy ? transform_as<DIT, INV, true>(x, data, L, tw, pre, post, fa, fb, fh)
-                  : transform_as<DIT, INV, false>(x, data, L, tw, pre, post, fa, fb, fh);
+    return x.lazy
+               ? transform_as<DIT, INV, true, NEG>(x, data, L, tw, tl, pre, post, fa, fb, fh)
+               : transform_as<DIT, INV, false, NEG>(x, data, L, tw, tl, pre, post, fa, fb, fh);
 }
 
 g16_status bit_reverse(exec &x, fr_d *data, unsigned L)
@@ -909,17 +944,20 @@ g16_status ntt_run(exec &x, stage_marks &tm, cuda_ntt_kind kind, fr_d *data, uns
     }
     if (st != G16_OK || (st = tm.mark(1)) != G16_OK)
         return st;
-    st = inv ? transform<false, true>(x, data, L, tw, pre, post, nullptr, nullptr, nullptr)
-             : transform<false, false>(x, data, L, tw, pre, post, nullptr, nullptr, nullptr);
+    st = inv ? transform<false, true>(x, data, L, tw, L, pre, post, nullptr, nullptr, nullptr)
+             : transform<false, false>(x, data, L, tw, L, pre, post, nullptr, nullptr, nullptr);
     if (st != G16_OK || (st = tm.mark(2)) != G16_OK ||
         (st = bit_reverse(x, data, L)) != G16_OK || (st = tm.mark(3)) != G16_OK)
         return st;
     return G16_OK;
 }
 
-/* H: per input an inverse DIF with s^j / n on the bit-reversed coefficients and a forward
- * DIT, the last one computing h = a b - c; the classic convention then returns to
- * coefficients with 1 / Z(s) folded into the factor. */
+/* H: per input an inverse DIF and a forward DIT, the last one computing h = a b - c; the
+ * classic convention then returns to coefficients with 1 / Z(s) folded into the factor.
+ * snarkjs (s a 2n-th root of unity): 1/n on the inverse's stores (div_pow2) and the
+ * negacyclic forward (pass_stage's NEG) from the table of 2^(L + 1), so the shift costs
+ * n/2 products a transform instead of 2n (run 82's prediction: -4 to -5% of H); classic
+ * (s = 7): s^j / n on the bit-reversed coefficients, two products each. */
 g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, unsigned L,
                  int convention)
 {
@@ -931,24 +969,33 @@ g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, u
     fr_inverse_of_n(&ninv, L);
     fr_one(&one);
     g16_status st;
+    const bool neg = convention == H_POLY_SNARKJS && x.negacyclic;
+    const unsigned tl = neg ? L + 1 : L;
     const fr_d *tw = nullptr;
-    factor_desc none = {}, to_coset;
-    if ((st = tm.mark(0)) != G16_OK || (st = twiddles_get(x, L, &tw)) != G16_OK ||
-        (st = factor_make(x, L, ninv, shift, true, &to_coset)) != G16_OK ||
+    factor_desc none = {}, to_coset = {};
+    if (neg && L > 0) {
+        to_coset.mode = 3;
+        to_coset.lo_bits = L;
+    }
+    if ((st = tm.mark(0)) != G16_OK || (st = twiddles_get(x, tl, &tw)) != G16_OK ||
+        (!neg && (st = factor_make(x, L, ninv, shift, true, &to_coset)) != G16_OK) ||
         (st = tm.mark(1)) != G16_OK)
         return st;
     fr_d *bufs[3] = {a, b, c};
     for (int i = 0; i < 3; i++)
-        if ((st = transform<false, true>(x, bufs[i], L, tw, none, to_coset, nullptr, nullptr,
-                                         nullptr)) != G16_OK)
+        if ((st = transform<false, true>(x, bufs[i], L, tw, tl, none, to_coset, nullptr,
+                                         nullptr, nullptr)) != G16_OK)
             return st;
     if ((st = tm.mark(2)) != G16_OK)
         return st;
-    for (int i = 0; i < 3; i++)
-        if ((st = transform<true, false>(x, bufs[i], L, tw, none, none, i == 2 ? a : nullptr,
-                                         i == 2 ? b : nullptr, i == 2 ? h : nullptr)) !=
-            G16_OK)
+    for (int i = 0; i < 3; i++) {
+        const fr_d *fa = i == 2 ? a : nullptr, *fb = i == 2 ? b : nullptr;
+        fr_d *fh = i == 2 ? h : nullptr;
+        st = neg ? transform<true, false, true>(x, bufs[i], L, tw, tl, none, none, fa, fb, fh)
+                 : transform<true, false>(x, bufs[i], L, tw, tl, none, none, fa, fb, fh);
+        if (st != G16_OK)
             return st;
+    }
     if ((st = tm.mark(3)) != G16_OK)
         return st;
     if (convention == H_POLY_CLASSIC) {
@@ -964,7 +1011,8 @@ g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, u
         fr_inv(&sinv, &shift);
         factor_desc back;
         if ((st = factor_make(x, L, zinv, sinv, true, &back)) != G16_OK ||
-            (st = transform<false, true>(x, h, L, tw, none, back, nullptr, nullptr, nullptr)) !=
+            (st = transform<false, true>(x, h, L, tw, tl, none, back, nullptr, nullptr,
+                                         nullptr)) !=
                 G16_OK ||
             (st = bit_reverse(x, h, L)) != G16_OK)
             return st;
@@ -1015,14 +1063,14 @@ g16_status exec_host(exec &x, unsigned log2n, unsigned kmax, unsigned tile_log,
 
 /* Waits for the last mark and fills what every call reports (stages: the caller). */
 g16_status info_fill(cuda_ntt_info *info, const exec &x, const stage_marks &tm, unsigned L,
-                     int last)
+                     unsigned tl, int last)
 {
     CUDA_TRY(cudaEventSynchronize(x.ctx->ev[last]), G16_ERR_INTERNAL);
     memset(info, 0, sizeof *info);
     info->log2n = L;
     info->passes = plan_make(L, x.kmax).passes;
     info->launches = x.launches;
-    info->table_bytes = cuda_ntt_table_bytes(L);
+    info->table_bytes = table_bytes(tl);
     info->ms_setup = tm.ms(0, 1);
     info->ms_total = tm.ms(0, last);
     return G16_OK;
@@ -1047,9 +1095,7 @@ g16_status copy_timed(cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
 
 extern "C" size_t cuda_ntt_table_bytes(unsigned log2n)
 {
-    if (log2n == 0 || log2n > CUDA_NTT_MAX_LOG2N)
-        return 0;
-    return (((size_t)1 << (log2n - 1)) + 1) * sizeof(fr_d);
+    return table_bytes(log2n);
 }
 
 extern "C" g16_status cuda_ntt_prepare(cuda_ctx *ctx, unsigned log2n)
@@ -1058,7 +1104,8 @@ extern "C" g16_status cuda_ntt_prepare(cuda_ctx *ctx, unsigned log2n)
     const fr_d *tw;
     g16_status st;
     if ((st = exec_device(x, ctx, log2n, "cuda_ntt_prepare")) != G16_OK ||
-        (st = twiddles_get(x, log2n, &tw)) != G16_OK)
+        (st = twiddles_get(x, log2n, &tw)) != G16_OK ||
+        (st = twiddles_get(x, log2n + 1, &tw)) != G16_OK)
         return st;
     CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
     return G16_OK;
@@ -1077,7 +1124,7 @@ extern "C" g16_status cuda_ntt(cuda_ctx *ctx, cuda_ntt_kind kind, void *data_dev
     stage_marks tm = {ctx, info != nullptr};
     if ((st = ntt_run(x, tm, kind, (fr_d *)data_dev, log2n, shift, scale)) != G16_OK)
         return st;
-    if (info && (st = info_fill(info, x, tm, log2n, 3)) == G16_OK) {
+    if (info && (st = info_fill(info, x, tm, log2n, log2n, 3)) == G16_OK) {
         info->ms_ntt = tm.ms(1, 2);
         info->ms_bitrev = tm.ms(2, 3);
     }
@@ -1098,7 +1145,8 @@ extern "C" g16_status cuda_h_poly(cuda_ctx *ctx, void *h_dev, void *a_dev, void 
     if ((st = h_run(x, tm, (fr_d *)h_dev, (fr_d *)a_dev, (fr_d *)b_dev, (fr_d *)c_dev, log2n,
                     convention)) != G16_OK)
         return st;
-    if (info && (st = info_fill(info, x, tm, log2n, 4)) == G16_OK) {
+    const bool neg = convention == H_POLY_SNARKJS && x.negacyclic;
+    if (info && (st = info_fill(info, x, tm, log2n, neg ? log2n + 1 : log2n, 4)) == G16_OK) {
         info->ms_h_inverse = tm.ms(1, 2);
         info->ms_h_forward = tm.ms(2, 3);
         info->ms_h_final = tm.ms(3, 4);

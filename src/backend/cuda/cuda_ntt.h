@@ -44,22 +44,26 @@ typedef struct {
     unsigned passes;     /* NTT passes per transform, each one read and one write of n
                             elements (a plain transform adds one bit-reversal pass) */
     unsigned launches;   /* kernels launched by the call */
-    size_t table_bytes;  /* this size's twiddle table, resident in the context */
+    size_t table_bytes;  /* the twiddle table the call read, resident in the context (H,
+                            snarkjs: the table of 2^(log2n + 1)) */
     double ms_setup;     /* twiddle table (a size's first use only), coset factor tables */
     double ms_ntt;       /* plain transforms: the NTT passes (coset factors folded in) */
     double ms_bitrev;    /* plain transforms: the bit-reversal pass */
-    double ms_h_inverse; /* H: three inverse transforms, the coset shift folded in */
-    double ms_h_forward; /* H: three forward transforms, the last one with h = a b - c */
+    double ms_h_inverse; /* H: three inverse transforms (classic: the shift folded in) */
+    double ms_h_forward; /* H: three forward transforms (snarkjs: negacyclic, the shift in
+                            their twiddles), the last one with h = a b - c */
     double ms_h_final;   /* H classic: the coset inverse of h (1/Z folded in), bit reversal */
     double ms_upload;    /* host wrappers only: host to device */
     double ms_download;  /* host wrappers only: device to host */
     double ms_total;     /* the device work of the call (without upload and download) */
 } cuda_ntt_info;
 
-/* Bytes of the twiddle table a size keeps resident (0 for log2n = 0). */
+/* Bytes of the twiddle table of 2^log2n (0 for log2n = 0; up to 2^(CUDA_NTT_MAX_LOG2N + 1)).
+ * Transforms of 2^log2n read that table; H (snarkjs) reads the table of 2^(log2n + 1), whose
+ * root's square is the other's, twice its bytes. */
 size_t cuda_ntt_table_bytes(unsigned log2n);
 
-/* Builds (once) the twiddle table for 2^log2n in the context. */
+/* Builds (once) the twiddle tables for 2^log2n and 2^(log2n + 1) in the context. */
 g16_status cuda_ntt_prepare(cuda_ctx *ctx, unsigned log2n);
 
 /* Transforms data_dev[0..2^log2n) in place. shift (coset kinds; NULL means 1, zero is

@@ -572,6 +572,32 @@ G16_HD mont<P> neg(const mont<P> &a)
     return mont<P>::zero() - a;
 }
 
+/* a / 2^s (1 <= s <= 31) for a modulus of p = 1 mod 2^32 (Fr), a < 2p: the exact
+ * quotient (a + k p) / 2^s with k = -a mod 2^s, so 8 multiply-adds of one 32-bit k
+ * instead of a product by 2^-s. Below p (1 + 2^(1 - s)) <= 2p; a Montgomery form a R
+ * divides to (a / 2^s) R the same way. The NTT's 1/n (n = 2^s). */
+template <class P>
+G16_HD mont<P> div_pow2(const mont<P> &a, unsigned s)
+{
+    static_assert(mont<P>::p(0) == 1, "div_pow2 needs p = 1 mod 2^32");
+    const uint32_t k = (0u - a.v[0]) & ((1u << s) - 1);
+    uint32_t t[P::N + 1];
+    uint64_t c = 0;
+#pragma unroll
+    for (int i = 0; i < P::N; i++) {
+        /* <= (2^32 - 1) + (2^32 - 1) + (2^32 - 1)^2 = 2^64 - 1: no overflow. */
+        c += (uint64_t)a.v[i] + (uint64_t)k * mont<P>::p(i);
+        t[i] = (uint32_t)c;
+        c >>= 32;
+    }
+    t[P::N] = (uint32_t)c;
+    mont<P> r;
+#pragma unroll
+    for (int i = 0; i < P::N; i++)
+        r.v[i] = (t[i] >> s) | (t[i + 1] << (32 - s));
+    return r;
+}
+
 /* Montgomery form -> canonical integer (multiply by 1, i.e. by R^-1 in Montgomery terms). */
 template <class P>
 G16_HD mont<P> from_montgomery(const mont<P> &a)
