@@ -223,6 +223,44 @@ static void check_h_sizes(const unsigned *sizes, size_t count)
     }
 }
 
+#if !TEST_CUDA_NTT_EMULATE
+/* A second context on the device shares the first one's twiddle tables: its H (snarkjs)
+ * at a size the first has run allocates no table of its own (cuda_alloc_counts), and
+ * its h equals the CPU's. */
+static void check_shared_tables(unsigned log2n)
+{
+    const ntt_domain *d;
+    cuda_ctx *other = NULL;
+    if (!CHECK(ntt_domain_get(&d, log2n) == G16_OK) || !CHECK(cuda_ctx_create(&other, 0) == G16_OK))
+        return;
+    size_t n = (size_t)1 << log2n, bytes = n * sizeof(fr_t);
+    fr_t *in[3], *want = test_fr_vec(n), *got = test_fr_vec(n);
+    void *dev[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        in[i] = test_fr_vec(n);
+        test_random_fr_vec(in[i], n);
+        CHECK(cuda_ctx_alloc(other, &dev[i], bytes) == G16_OK &&
+              cuda_ctx_upload(other, dev[i], in[i], bytes) == G16_OK);
+    }
+    /* The first context ran H at this size already; this one's scratch comes first. */
+    CHECK(cuda_ntt_prepare(other, 1) == G16_OK);
+    unsigned long long before = 0, after = 0, frees = 0, trims = 0;
+    cuda_alloc_counts(&before, &frees, &trims);
+    CHECK(cuda_h_poly(other, dev[0], dev[0], dev[1], dev[2], log2n, 0, NULL) == G16_OK);
+    cuda_alloc_counts(&after, &frees, &trims);
+    if (!CHECK(after == before))
+        printf("H at 2^%u on a second context: %llu allocations (want 0: the tables shared)\n",
+               log2n, after - before);
+    CHECK(cuda_ctx_download(other, got, dev[0], bytes) == G16_OK);
+    CHECK(h_poly_compute_in(d, want, in[0], in[1], in[2], H_POLY_SNARKJS) == G16_OK);
+    same(got, want, n, "H (snarkjs) on a second context", log2n);
+    for (int i = 0; i < 3; i++)
+        cuda_ctx_release(other, dev[i]), free(in[i]);
+    free(want), free(got);
+    cuda_ctx_free(other);
+}
+#endif
+
 static void check_errors(void)
 {
     fr_t x[2], zero;
@@ -312,6 +350,8 @@ int main(void)
         check_size(22, true, false);
         check_size(24, false, false);
     }
+    mode_set(&g_modes[0]);
+    check_shared_tables(22);
     check_errors();
     cuda_ctx_free(g_ctx);
 #endif

@@ -158,6 +158,9 @@ struct cuda_device_shared {
     int n_users[CUDA_MAX_RESIDENT] = {};
     int n_resident = 0;
     size_t resident_bytes = 0;
+    /* Tables the contexts read and never write (cuda_ctx_shared_table: the NTT's
+     * twiddles), by slot; freed with the device's last context. */
+    void *tables[CUDA_SHARED_TABLES] = {};
 };
 
 /* Adds ctx to entry i's users (under the lock); false when the entry has too many. */
@@ -223,6 +226,8 @@ static void shared_release(int device)
         if (s->resident[i].phi)
             cuda_free_bytes(s->resident[i].phi);
     }
+    for (int i = 0; i < CUDA_SHARED_TABLES; i++)
+        cuda_free_bytes(s->tables[i]);
     delete s;
     g_shared[device] = nullptr;
 }
@@ -465,6 +470,52 @@ extern "C" g16_status cuda_ctx_resident(cuda_ctx *ctx, const void **dev, const v
     resident_use(sh, sh->n_resident++, ctx);
     sh->resident_bytes += bytes;
     *dev = d;
+    return G16_OK;
+}
+
+g16_status cuda_ctx_shared_table(cuda_ctx *ctx, unsigned slot, size_t bytes, const char *what,
+                                 g16_status (*make)(cuda_ctx *, void *, void *), void *arg,
+                                 void **out)
+{
+    *out = nullptr;
+    if (slot >= CUDA_SHARED_TABLES)
+        return status_fail(G16_ERR_INTERNAL, "shared table slot %u of %d", slot,
+                           (int)CUDA_SHARED_TABLES);
+    cuda_device_shared *sh = ctx->shared;
+    std::lock_guard<std::mutex> guard(sh->lock); /* made once, complete before anyone reads */
+    if (sh->tables[slot]) {
+        *out = sh->tables[slot];
+        return G16_OK;
+    }
+    void *d = nullptr;
+    g16_status st = cuda_alloc_bytes(ctx, &d, bytes, what);
+    if (st == G16_ERR_OUT_OF_MEMORY && sh->refs == 1) {
+        /* The device's only context: no other stream can be reading the other tables. */
+        CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+        bool freed = false;
+        for (int i = 0; i < CUDA_SHARED_TABLES; i++)
+            if (sh->tables[i]) {
+                cuda_free_bytes(sh->tables[i]);
+                sh->tables[i] = nullptr;
+                freed = true;
+            }
+        if (freed)
+            st = cuda_alloc_bytes(ctx, &d, bytes, what);
+    }
+    if (st)
+        return st;
+    if ((st = make(ctx, d, arg)) != G16_OK) {
+        cuda_free_bytes(d);
+        return st;
+    }
+    cudaError_t err = cudaStreamSynchronize(ctx->stream);
+    if (err != cudaSuccess) {
+        cuda_free_bytes(d);
+        return status_fail(G16_ERR_INTERNAL, "making %s on GPU %d: %s", what, ctx->device,
+                           cudaGetErrorString(err));
+    }
+    sh->tables[slot] = d;
+    *out = d;
     return G16_OK;
 }
 

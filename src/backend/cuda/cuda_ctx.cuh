@@ -17,11 +17,12 @@ struct cuda_resident_entry {
     size_t phi_bytes;
 };
 
-enum { CUDA_MAX_RESIDENT = 64, CUDA_MAX_DEVICES = 64 };
+enum { CUDA_MAX_RESIDENT = 64, CUDA_MAX_DEVICES = 64, CUDA_SHARED_TABLES = 32 };
 
 /* What the contexts of one device share: the resident arrays, so that two workers on a
- * device (each with its own context and stream) hold one copy of the key. Guarded by its
- * mutex; created with the first context of the device, freed with the last. */
+ * device (each with its own context and stream) hold one copy of the key, and read-only
+ * tables (cuda_ctx_shared_table). Guarded by its mutex; created with the first context of
+ * the device, freed with the last. */
 struct cuda_device_shared;
 
 /* A device allocation held by a context's pool: given back to the pool, not to CUDA,
@@ -54,10 +55,21 @@ struct cuda_ctx {
     int n_pinned;
     /* Digits above which an MSM's window goes through in slices (cuda_ctx_set_msm_slice_points). */
     uint32_t msm_slice_points;
-    /* The NTT's per-size twiddle tables (cuda_ntt.cu), freed with the context. */
+    /* The NTT's per-call scratch (cuda_ntt.cu), freed with the context; its twiddle tables
+     * are the device's (cuda_ctx_shared_table). */
     void *ntt_cache;
     void (*ntt_cache_free)(void *);
 };
+
+/* A table that the device's contexts share and only read (the NTT's twiddles, one slot
+ * per size): the first context to ask allocates `bytes` and fills them by make(ctx, dev,
+ * arg) on its stream, waited for, all under the device's lock, so that every context
+ * (each on its own stream) finds it complete. Freed with the device's last context. When
+ * the allocation runs out of memory and ctx is the device's only context, the other
+ * slots' tables are freed and it is tried once more. */
+g16_status cuda_ctx_shared_table(cuda_ctx *ctx, unsigned slot, size_t bytes, const char *what,
+                                 g16_status (*make)(cuda_ctx *, void *, void *), void *arg,
+                                 void **out);
 
 /* cudaMalloc / cudaFree, counted (cuda_alloc_counts): only start-up, first-use and
  * teardown paths call these. cuda_alloc_bytes gives a clear out-of-memory message naming

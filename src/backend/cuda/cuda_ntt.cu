@@ -473,9 +473,10 @@ __global__ void k_twiddles(fr_d *tw, uint32_t count, const fr_d *lo, const fr_d 
 
 /* --- execution: on a device, or emulated on the host ---------------------------------- */
 
-/* Twiddle tables per size, and scratch for the power tables (two halves of 2^POW_LOG
- * entries), reused by every call: the stream orders its uses. On a device the cache lives
- * in the context; an emulation has its own, in host memory. */
+/* Scratch for the power tables (two halves of 2^POW_LOG entries), reused by every call:
+ * the stream orders its uses; and an emulation's twiddle tables per size (a device's are
+ * shared by its contexts: twiddles_get). On a device the cache lives in the context; an
+ * emulation has its own, in host memory. */
 struct ntt_cache {
     bool host;
     fr_d *tw[TABLE_MAX_LOG + 1];
@@ -595,38 +596,10 @@ g16_status run_pow_table(exec &x, fr_d *out, uint32_t count, const fr_t &c, cons
     return exec_check(x);
 }
 
-/* The twiddle table for 2^L (L >= 1), built on first use. When a device allocation fails,
- * the other sizes' tables are given back and it is tried once more. */
-g16_status twiddles_get(exec &x, unsigned L, const fr_d **out)
+/* Fills tw[e] = w^e, e <= 2^(L - 1), w the 2^L-th root of unity, from two power tables in
+ * the scratch. */
+g16_status twiddles_fill(exec &x, fr_d *tw, unsigned L)
 {
-    ntt_cache *cache = x.cache;
-    *out = nullptr;
-    if (L == 0)
-        return G16_OK;
-    if (cache->tw[L]) {
-        *out = cache->tw[L];
-        return G16_OK;
-    }
-    size_t bytes = table_bytes(L);
-    char what[96];
-    snprintf(what, sizeof what, "the NTT twiddle table for 2^%u", L);
-    void *p = nullptr;
-    g16_status st = exec_alloc(x, &p, bytes, what);
-    if (st == G16_ERR_OUT_OF_MEMORY && x.ctx) {
-        bool freed = false;
-        CUDA_TRY(cudaStreamSynchronize(x.ctx->stream), G16_ERR_INTERNAL);
-        for (unsigned i = 0; i <= TABLE_MAX_LOG; i++)
-            if (cache->tw[i]) {
-                cache_release_buffer(cache, cache->tw[i]);
-                cache->tw[i] = nullptr;
-                freed = true;
-            }
-        if (freed)
-            st = exec_alloc(x, &p, bytes, what);
-    }
-    if (st != G16_OK)
-        return st;
-    fr_d *tw = (fr_d *)p;
     unsigned bits = (L + 1) / 2; /* lo: 2^bits entries, hi: 2^(L - bits) > (n/2) >> bits */
     fr_t w, wb, one;
     fr_root_of_unity(&w, L);
@@ -634,25 +607,63 @@ g16_status twiddles_get(exec &x, unsigned L, const fr_d **out)
     wb = w;
     for (unsigned i = 0; i < bits; i++)
         fr_sqr(&wb, &wb);
-    fr_d *lo = cache->scratch, *hi = cache->scratch + (1u << POW_LOG);
+    fr_d *lo = x.cache->scratch, *hi = x.cache->scratch + (1u << POW_LOG);
     const uint32_t count = (1u << (L - 1)) + 1;
+    g16_status st;
     if ((st = run_pow_table(x, lo, 1u << bits, one, w)) != G16_OK ||
-        (st = run_pow_table(x, hi, 1u << (L - bits), one, wb)) != G16_OK) {
-        cache_release_buffer(cache, tw);
+        (st = run_pow_table(x, hi, 1u << (L - bits), one, wb)) != G16_OK)
         return st;
-    }
     if (x.ctx)
         k_twiddles<<<blocks_for(count, 128), 128, 0, x.ctx->stream>>>(tw, count, lo, hi, bits);
     else
         for (uint32_t e = 0; e < count; e++)
             twiddle_entry(tw, e, lo, hi, bits);
     x.launches++;
-    if ((st = exec_check(x)) != G16_OK) {
-        cache_release_buffer(cache, tw);
+    return exec_check(x);
+}
+
+struct twiddles_job {
+    exec *x;
+    unsigned L;
+};
+
+g16_status twiddles_make(cuda_ctx *, void *dev, void *arg)
+{
+    const twiddles_job *j = (const twiddles_job *)arg;
+    return twiddles_fill(*j->x, (fr_d *)dev, j->L);
+}
+
+/* The twiddle table for 2^L (L >= 1), built on first use: on a device, one per device
+ * that its contexts share (cuda_ctx_shared_table: the partition's two workers hold one
+ * table, 4 GiB for H at 2^27); an emulation keeps its own. */
+g16_status twiddles_get(exec &x, unsigned L, const fr_d **out)
+{
+    ntt_cache *cache = x.cache;
+    *out = nullptr;
+    if (L == 0)
+        return G16_OK;
+    if (L > TABLE_MAX_LOG)
+        return status_fail(G16_ERR_INTERNAL, "cuda ntt: no twiddle table for 2^%u", L);
+    char what[96];
+    snprintf(what, sizeof what, "the NTT twiddle table for 2^%u", L);
+    if (x.ctx) {
+        twiddles_job job = {&x, L};
+        void *p = nullptr;
+        g16_status st =
+            cuda_ctx_shared_table(x.ctx, L, table_bytes(L), what, twiddles_make, &job, &p);
+        *out = (const fr_d *)p;
         return st;
     }
-    cache->tw[L] = tw;
-    *out = tw;
+    if (!cache->tw[L]) {
+        void *p = nullptr;
+        g16_status st = exec_alloc(x, &p, table_bytes(L), what);
+        if (st == G16_OK && (st = twiddles_fill(x, (fr_d *)p, L)) != G16_OK)
+            cache_release_buffer(cache, p);
+        if (st != G16_OK)
+            return st;
+        cache->tw[L] = (fr_d *)p;
+    }
+    *out = cache->tw[L];
     return G16_OK;
 }
 

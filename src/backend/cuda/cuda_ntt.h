@@ -44,8 +44,8 @@ typedef struct {
     unsigned passes;     /* NTT passes per transform, each one read and one write of n
                             elements (a plain transform adds one bit-reversal pass) */
     unsigned launches;   /* kernels launched by the call */
-    size_t table_bytes;  /* the twiddle table the call read, resident in the context (H,
-                            snarkjs: the table of 2^(log2n + 1)) */
+    size_t table_bytes;  /* the twiddle table the call read, resident on the device and
+                            shared by its contexts (H, snarkjs: the table of 2^(log2n + 1)) */
     double ms_setup;     /* twiddle table (a size's first use only), coset factor tables */
     double ms_ntt;       /* plain transforms: the NTT passes (coset factors folded in) */
     double ms_bitrev;    /* plain transforms: the bit-reversal pass */
@@ -63,7 +63,7 @@ typedef struct {
  * root's square is the other's, twice its bytes. */
 size_t cuda_ntt_table_bytes(unsigned log2n);
 
-/* Builds (once) the twiddle tables for 2^log2n and 2^(log2n + 1) in the context. */
+/* Builds (once a device) the twiddle tables for 2^log2n and 2^(log2n + 1). */
 g16_status cuda_ntt_prepare(cuda_ctx *ctx, unsigned log2n);
 
 /* Transforms data_dev[0..2^log2n) in place. shift (coset kinds; NULL means 1, zero is
