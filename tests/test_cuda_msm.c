@@ -380,18 +380,19 @@ int main(void)
      * (G16_GPU_MSM_SORT_AHEAD); groups of 2^16 digits (G16_GPU_MSM_GROUP_POINTS) make
      * MSMs from ~5000 others run in several groups, as the largest do by default; and
      * G2's norms squared again in ba_add rather than passed (G16_GPU_MSM_NORMS), and the
-     * reduction in segments of 8 and 16 buckets rather than 64 (G16_GPU_MSM_SEGMENT), or
+     * reduction in segments of 8, 16 and 64 buckets rather than by the thread count
+     * (G16_GPU_MSM_SEGMENT; "0": the default, 64 or shorter for a small MSM), or
      * by split sums (G16_GPU_MSM_SPLIT, the default from 16-bit windows), in one group and
      * in several; and the scalars split by the GLV endomorphism (G16_GPU_MSM_GLV=1: the
      * table made for each call), with running sums and with split sums. */
-    const char *paths[][8] = {{"0", "8", "1", "33554432", "1", "64", "0", "0"},
-                              {"1", "8", "1", "65536", "1", "64", "0", "0"},
+    const char *paths[][8] = {{"0", "8", "1", "33554432", "1", "0", "0", "0"},
+                              {"1", "8", "1", "65536", "1", "0", "0", "0"},
                               {"1", "1", "1", "33554432", "1", "8", "0", "0"},
                               {"1", "40", "0", "65536", "0", "16", "0", "0"},
                               {"1", "8", "1", "65536", "1", "64", "1", "0"},
                               {"1", "8", "0", "33554432", "0", "64", "1", "0"},
                               {"1", "8", "1", "65536", "1", "64", "0", "1"},
-                              {"1", "1", "1", "33554432", "1", "64", "1", "1"}};
+                              {"1", "1", "1", "33554432", "1", "0", "1", "1"}};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         setenv("G16_GPU_MSM_AFFINE", paths[i][0], 1);
         setenv("G16_GPU_MSM_TAIL", paths[i][1], 1);

@@ -314,8 +314,8 @@ __device__ __forceinline__ void add_run(xyzz_d<F> &acc, const affine_d<F> *bases
  *   k_extra_owner owner[x] = t for each extra piece x of bucket t;
  *   k_accumulate_extra one thread per extra piece, into partial[x];
  *   k_combine     one thread per bucket adds its K_t - 1 partial sums into the bucket.
- * With piece = max(256, sqrt(longest)), both the pieces and the combine add at most
- * ~sqrt(longest) points per thread. Buckets of random scalars hold ~m / 2^(c - 1) points
+ * With piece = max(32, sqrt(longest)) (XYZZ_PIECE_LEAST), both the pieces and the
+ * combine add at most ~sqrt(longest) points per thread. Buckets of random scalars hold ~m / 2^(c - 1) points
  * (~128 at 2^26), so usually only the top window's buckets are cut. */
 __global__ void k_longest(uint32_t *longest, const uint32_t *start, const uint32_t *end,
                           uint32_t count)
@@ -394,16 +394,26 @@ __global__ void k_combine(xyzz_d<F> *buckets, const xyzz_d<F> *partial,
     buckets[t] = acc;
 }
 
-/* Buckets a segment of the reduction (k_segments): 64, or G16_GPU_MSM_SEGMENT=8..256 (a
- * power of two) for a sweep. Each segment is one thread's dependent chain of ~2 len + 45
- * XYZZ operations; shorter segments give more threads and more operations in all, which
- * cost in proportion (run 52: G2 dense 2^26's reduction 57.5 / 79.5 / 153.1 ms at 64 / 32
- * / 16). */
-uint32_t segment_buckets(void)
+/* Buckets a segment of the reduction (k_segments) of W windows of nb buckets: 64, or
+ * G16_GPU_MSM_SEGMENT=8..256 (a power of two) for a sweep. Each segment is one thread's
+ * dependent chain of ~2 len + 45 XYZZ operations; shorter segments give more threads and
+ * more operations in all, which cost in proportion once the threads fill the GPU (run
+ * 52: G2 dense 2^26's reduction 57.5 / 79.5 / 153.1 ms at 64 / 32 / 16). Below
+ * SEGMENT_THREADS segments, halved down to 8 buckets: a small MSM's reduction waits on its
+ * few chains' latency (the 2^27 partition's A and C others, ~1.5e4 points: c = 10, 26
+ * windows of 512 buckets, 208 chains of ~170 operations, 3.3 ms each, run 83). */
+constexpr uint64_t SEGMENT_THREADS = 8192;
+
+uint32_t segment_buckets(uint32_t windows, uint32_t nb)
 {
     const char *env = getenv("G16_GPU_MSM_SEGMENT");
     long v = env ? atol(env) : 0;
-    return v >= 8 && v <= 256 && (v & (v - 1)) == 0 ? (uint32_t)v : 64;
+    if (v >= 8 && v <= 256 && (v & (v - 1)) == 0)
+        return (uint32_t)v;
+    uint32_t len = 64;
+    while (len > 8 && (uint64_t)windows * (nb / len) < SEGMENT_THREADS)
+        len /= 2;
+    return len;
 }
 
 /* Segment s of window w (buckets [lo, lo + len)): sum of (k + 1) B_k over the segment. */
@@ -520,6 +530,21 @@ g16_status reduce_groups(cuda_ctx *ctx, xyzz_d<F> **result, xyzz_d<F> *a, xyzz_d
     return G16_OK;
 }
 
+/* Buckets longer than this go in pieces of about the square root of the longest (at
+ * least this long), each piece one thread's chain, then the pieces' sums by the bucket's
+ * thread (k_combine): chains of ~2 sqrt(longest) instead of longest. 32, not 256: a small
+ * MSM's top window (5 of the scalar's bits at c = 10) puts its ~1.5e4 points into ~16
+ * buckets, whose chains of 256 took 2.2 ms (the 2^27 partition's A and C, run 83).
+ * G16_GPU_MSM_PIECE=16..4096 (a power of two) sets it for a sweep. */
+constexpr uint32_t XYZZ_PIECE_LEAST = 32;
+
+uint32_t piece_least(void)
+{
+    const char *env = getenv("G16_GPU_MSM_PIECE");
+    long v = env ? atol(env) : 0;
+    return v >= 16 && v <= 4096 && (v & (v - 1)) == 0 ? (uint32_t)v : XYZZ_PIECE_LEAST;
+}
+
 /* Steps 3 and 4 of msm_windows with XYZZ buckets: every window's digits sorted, then one
  * thread per bucket (long buckets in pieces, see k_longest) into buckets[] (W nb points).
  * Records ev[3] after the sorts and ev[4] after the sums. */
@@ -571,7 +596,7 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
     k_longest<<<blocks_for(count, 256), 256, 0, st>>>(extra.p, start.p, end.p, count);
     CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     CUDA_TRY(cuda_copy(ctx, &longest, extra.p, sizeof longest, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
-    uint32_t piece = 256;
+    uint32_t piece = piece_least();
     while ((uint64_t)piece * piece < longest)
         piece *= 2;
     uint32_t total_extra = 0;
@@ -848,7 +873,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     X *sums = buckets.p;
     dev_buf<X> seg_a, seg_b;
     if (!split) {
-        uint32_t seg = segment_buckets(), len = nb < seg ? nb : seg, per_window = nb / len;
+        uint32_t seg = segment_buckets(W, nb), len = nb < seg ? nb : seg, per_window = nb / len;
         if ((s = seg_a.alloc(ctx, (size_t)W * per_window, "MSM segments")) ||
             (s = seg_b.alloc(ctx, (size_t)W * per_window, "MSM segments")))
             return s;
