@@ -12,7 +12,8 @@
  * 3. Pippenger over the others with signed c-bit digits (|d| <= 2^(c-1), so 2^(c-1)
  *    buckets per window and W = floor(255 / c) + 1 windows): per window, a digit kernel
  *    writes (bucket, point index | sign) pairs, CUB's radix sort orders them by bucket,
- *    and a boundary kernel records where each bucket's run starts and ends. Above 2^23
+ *    and a boundary kernel records where each bucket's run starts and ends (below 2^20
+ *    others all windows in one sort, the window in the keys' top bits). Above 2^23
  *    others, given the bases' GLV table, each scalar is first split into two 128-bit
  *    halves over P and phi(P) (glv.cuh): 2 m digits a window, W = floor(128 / c) + 1.
  * 4. accumulate: below 2^20 others, one thread per bucket of every window adds its run of
@@ -208,12 +209,20 @@ G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
     }
 }
 
-__global__ void k_digits(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
-                         const uint32_t *idx, uint32_t m, unsigned c, unsigned w)
+/* Every window's digits at once (the XYZZ accumulation, below 2^20 others): entry w m + j
+ * is window w's digit of other j, its key's bits from c holding w, so that one sort of
+ * the W m keys (c + log2 W bits) leaves window w's m entries at [w m, (w + 1) m) in
+ * bucket order. One CUB sort instead of W: 26 sorts of 1.5e4 keys took 1.0 ms of short
+ * launches (the 2^27 partition's A and C others, run 84). */
+__global__ void k_digits_windows(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
+                                 const uint32_t *idx, uint32_t m, unsigned c, unsigned W)
 {
-    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < m)
-        digit_entry(keys, vals, canon, idx, c, w, j, 0, 0);
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= W * m)
+        return;
+    const uint32_t w = t / m, j = t - w * m;
+    digit_entry(keys + (size_t)w * m, vals + (size_t)w * m, canon, idx, c, w, j, 0, 0);
+    keys[t] |= w << c;
 }
 
 /* GLV (glv.cuh): other scalar j's canonical value k -> (k mod lambda, floor(k / lambda)),
@@ -251,12 +260,21 @@ G16_HD void bounds_entry(uint32_t *start, uint32_t *end, const uint32_t *keys, u
         end[k] = base + p + 1;
 }
 
-__global__ void k_bounds(uint32_t *start, uint32_t *end, const uint32_t *keys, uint32_t m,
-                         uint32_t nb, uint32_t base)
+/* The bucket bounds of k_digits_windows' sorted keys: bucket k of window w at
+ * start[w nb + k], relative to the window's entries at w m. */
+__global__ void k_bounds_windows(uint32_t *start, uint32_t *end, const uint32_t *keys,
+                                 uint32_t m, unsigned c, uint32_t total)
 {
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < m)
-        bounds_entry(start, end, keys, m, nb, base, p);
+    if (p >= total)
+        return;
+    const uint32_t key = keys[p], w = key >> c, k = key & ((1u << c) - 1), nb = 1u << (c - 1);
+    if (k >= nb)
+        return;
+    if (p == 0 || keys[p - 1] != key)
+        start[w * nb + k] = p - w * m;
+    if (p == total - 1 || keys[p + 1] != key)
+        end[w * nb + k] = p + 1 - w * m;
 }
 
 /* A point or a field element from global memory by 16-byte loads (the arrays come from
@@ -557,11 +575,15 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
     cudaStream_t st = ctx->stream;
     uint32_t nb = 1u << (c - 1);
     g16_status s;
-    /* 3. digits and the sort, window by window. */
+    /* 3. digits and one sort of every window's (k_digits_windows). */
+    const uint32_t total = W * m;
+    unsigned key_bits = c;
+    while ((1u << (key_bits - c)) < W)
+        key_bits++;
     dev_buf<uint32_t> keys_in, keys_out, vals_in, sorted, start, end;
-    if ((s = keys_in.alloc(ctx, m, "MSM sort keys")) || (s = keys_out.alloc(ctx, m, "MSM sort keys")) ||
-        (s = vals_in.alloc(ctx, m, "MSM sort values")) ||
-        (s = sorted.alloc(ctx, (size_t)W * m, "MSM sorted point indices")) ||
+    if ((s = keys_in.alloc(ctx, total, "MSM sort keys")) || (s = keys_out.alloc(ctx, total, "MSM sort keys")) ||
+        (s = vals_in.alloc(ctx, total, "MSM sort values")) ||
+        (s = sorted.alloc(ctx, total, "MSM sorted point indices")) ||
         (s = start.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")) ||
         (s = end.alloc(ctx, (size_t)W * nb, "MSM bucket bounds")))
         return s;
@@ -569,19 +591,20 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
     CUDA_TRY(cudaMemsetAsync(end.p, 0, (size_t)W * nb * sizeof(uint32_t), st), G16_ERR_INTERNAL);
     size_t sort_bytes = 0;
     CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in.p, keys_out.p, vals_in.p,
-                                             sorted.p, m, 0, (int)c, st),
+                                             sorted.p, total, 0, (int)key_bits, st),
              G16_ERR_INTERNAL);
     dev_buf<uint8_t> sort_temp;
     if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")))
         return s;
-    for (unsigned w = 0; w < W; w++) {
-        k_digits<<<blocks_for(m, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon, idx_other, m, c, w);
+    if (total) {
+        k_digits_windows<<<blocks_for(total, 256), 256, 0, st>>>(keys_in.p, vals_in.p, canon,
+                                                                 idx_other, m, c, W);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
         CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp.p, sort_bytes, keys_in.p, keys_out.p,
-                                                 vals_in.p, sorted.p + (size_t)w * m, m, 0, (int)c, st),
+                                                 vals_in.p, sorted.p, total, 0, (int)key_bits, st),
                  G16_ERR_INTERNAL);
-        k_bounds<<<blocks_for(m, 256), 256, 0, st>>>(start.p + (size_t)w * nb, end.p + (size_t)w * nb,
-                                                     keys_out.p, m, nb, 0);
+        k_bounds_windows<<<blocks_for(total, 256), 256, 0, st>>>(start.p, end.p, keys_out.p, m, c,
+                                                                 total);
         CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     }
     CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
