@@ -18,10 +18,11 @@
  *   2^27 and 2^28 three; every pass reads and writes each element once.
  * - Twiddles: the stage of butterfly half-size 2^b multiplies by w^(e 2^(L-1-b)) with
  *   e = i mod 2^b, read from one table tw[e] = w^e, 0 <= e <= n/2, per size, built on
- *   the device once and cached in the context. The inverse uses the same table through
+ *   the device once and shared by its contexts (H, snarkjs: the table of 2^(L + 1), read
+ *   at even exponents but by the negacyclic DIT). The inverse uses the same table through
  *   w^-e = -w^(n/2 - e), the sign folded into the butterfly. No twiddle products are
  *   computed on the fly: a butterfly costs exactly one Montgomery product (none in the
- *   stage b = 0, where every twiddle is 1).
+ *   stage b = 0, where every twiddle is 1, but for the negacyclic DIT's).
  * - Lazy reduction: between a transform's first load and its last store the values stay
  *   below 2p rather than p (field.cuh's lazy_add, lazy_sub, lazy_mul), which saves each
  *   product's final subtraction; the last pass's stores reduce them. G16_GPU_NTT_LAZY=0
@@ -70,6 +71,8 @@ constexpr unsigned THREADS = 256; /* threads per block of a pass */
 constexpr unsigned BLOCKS_PER_SM = 3; /* 3 x 64 KiB of shared memory, <= 85 registers */
 constexpr unsigned POW_LOG = 15;  /* entries of each two-level power table, at most */
 constexpr unsigned BR_LOG = 4;    /* bit-reversal tiles of 2^4 x 2^4 elements */
+constexpr unsigned BR_PITCH = (1u << BR_LOG) + 1;
+constexpr unsigned BR_PLANE = BR_PITCH << BR_LOG; /* words per limb plane of a tile */
 /* Twiddle tables up to 2^(28 + 1): H (snarkjs) at 2^L reads the table of 2^(L + 1). */
 constexpr unsigned TABLE_MAX_LOG = CUDA_NTT_MAX_LOG2N + 1;
 
@@ -78,8 +81,6 @@ size_t table_bytes(unsigned L)
 {
     return L == 0 || L > TABLE_MAX_LOG ? 0 : (((size_t)1 << (L - 1)) + 1) * sizeof(fr_d);
 }
-constexpr unsigned BR_PITCH = (1u << BR_LOG) + 1;
-constexpr unsigned BR_PLANE = BR_PITCH << BR_LOG; /* words per limb plane of a tile */
 
 /* --- memory helpers (host twins for the emulation) ------------------------------------ */
 
