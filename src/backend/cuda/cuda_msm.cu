@@ -333,8 +333,8 @@ __device__ __forceinline__ void add_run(xyzz_d<F> &acc, const affine_d<F> *bases
  *   k_accumulate_extra one thread per extra piece, into partial[x];
  *   k_combine     one thread per bucket adds its K_t - 1 partial sums into the bucket.
  * With piece = max(32, sqrt(longest)) (XYZZ_PIECE_LEAST), both the pieces and the
- * combine add at most ~sqrt(longest) points per thread. Buckets of random scalars hold ~m / 2^(c - 1) points
- * (~128 at 2^26), so usually only the top window's buckets are cut. */
+ * combine add at most ~sqrt(longest) points per thread. Buckets of random scalars hold
+ * ~m / 2^(c - 1) points (~128 at 2^26), so usually only the top window's buckets are cut. */
 __global__ void k_longest(uint32_t *longest, const uint32_t *start, const uint32_t *end,
                           uint32_t count)
 {
