@@ -13,7 +13,11 @@
  * from host memory in small chunks instead of resident. MSMs with the bases' precomputed
  * multiples (msm_mult.cuh) over device arrays, at 13- and 26-bit windows, G1 and G2; and
  * with a window's rounds run slice by slice (the context's setting a partition planned
- * in slices makes: cuda_ctx_set_msm_slice_points), GLV and plain, G1 and G2. */
+ * in slices makes: cuda_ctx_set_msm_slice_points), GLV and plain, G1 and G2; and two
+ * contexts taking the device's MSM arena in turn from two threads at once. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +228,108 @@ static void check_slices(void)
     unsetenv("G16_GPU_MSM_GLV");
 }
 
+/* Two contexts of one device taking the MSM arena in turn (cuda_ctx_set_msm_arena, as
+ * a partition's two workers do when the pipeline planned one), each on its own thread
+ * and stream with its own bases and scalars, four MSMs each at once: G1 by GLV (its
+ * windows whole, the rounds' buffers in the arena), and the ones of a 55/30/15 mix in
+ * pieces of ~5000 points (G16_GPU_MSM_LIST_PIECE, in the context's pool). Every result
+ * equals the CPU's: a context reading the arena while the other's kernels write it
+ * would not. */
+typedef struct {
+    cuda_ctx *ctx;
+    size_t n;
+    int mix;
+    g1_affine_t *bases;
+    uint8_t *scalars;
+    g1_jac_t got[4];
+    g16_status st;
+    char error[256];
+} arena_job;
+
+static void *arena_thread(void *arg)
+{
+    arena_job *j = arg;
+    void *db = NULL, *ds = NULL;
+    cuda_msm_info info;
+    j->st = cuda_ctx_alloc(j->ctx, &db, j->n * sizeof(g1_affine_t));
+    if (!j->st)
+        j->st = cuda_ctx_alloc(j->ctx, &ds, j->n * 32);
+    if (!j->st)
+        j->st = cuda_ctx_upload(j->ctx, db, j->bases, j->n * sizeof(g1_affine_t));
+    if (!j->st)
+        j->st = cuda_ctx_upload(j->ctx, ds, j->scalars, j->n * 32);
+    for (int r = 0; r < 4 && !j->st; r++)
+        j->st = backend_cuda_msm_g1(j->ctx, &j->got[r], &info, db, NULL, NULL, ds, j->n, false);
+    if (j->st)
+        snprintf(j->error, sizeof j->error, "%s", g16_last_error());
+    cuda_ctx_release(j->ctx, db);
+    cuda_ctx_release(j->ctx, ds);
+    return NULL;
+}
+
+static void check_arena(void)
+{
+    backend *second = NULL;
+    if (!CHECK(backend_open(&second, "cuda") == G16_OK))
+        return;
+    setenv("G16_GPU_MSM_AFFINE", "1", 1);
+    setenv("G16_GPU_MSM_GLV", "1", 1);
+    setenv("G16_GPU_MSM_LIST_PIECE", "5000", 1);
+    arena_job jobs[2] = {{.ctx = backend_cuda_ctx(gpu), .n = (1 << 18) + 5, .mix = MIX_RANDOM},
+                         {.ctx = backend_cuda_ctx(second), .n = (1 << 17) + 3, .mix = MIX_FILECOIN}};
+    g1_jac_t want[2];
+    bool ready = true;
+    for (int c = 0; c < 2; c++) {
+        arena_job *j = &jobs[c];
+        fr_t *k = malloc(j->n * sizeof *k);
+        j->bases = malloc(j->n * sizeof *j->bases);
+        j->scalars = malloc(j->n * 32);
+        make_scalars(k, j->n, j->mix);
+        for (size_t t = 0; t < j->n; t++)
+            fr_to_bytes_le(j->scalars + 32 * t, &k[t]);
+        MAKE_BASES(g1, pool1, j->bases, j->n, c + 1);
+        free(k);
+        ready &= CHECK(msm_g1(&want[c], (const uint8_t *)j->bases, j->scalars, j->n) == G16_OK);
+        cuda_ctx_set_msm_slice_points(j->ctx, SIZE_MAX); /* planned: whole windows, list pieces */
+        cuda_ctx_set_msm_arena(j->ctx, true);
+    }
+    pthread_t tid[2];
+    bool started[2] = {false, false};
+    for (int i = 0; ready && i < 2; i++)
+        started[i] = CHECK(pthread_create(&tid[i], NULL, arena_thread, &jobs[i]) == 0);
+    for (int i = 0; i < 2; i++)
+        if (started[i])
+            pthread_join(tid[i], NULL);
+    for (int i = 0; ready && i < 2; i++) {
+        arena_job *j = &jobs[i];
+        if (!CHECK(j->st == G16_OK)) {
+            printf("  arena, context %d: %s\n", i, j->error);
+            continue;
+        }
+        for (int r = 0; r < 4; r++)
+            if (!CHECK(g1_equal(&j->got[r], &want[i])))
+                printf("  arena, context %d (n=%zu %s), MSM %d differs\n", i, j->n,
+                       mix_names[j->mix], r);
+    }
+    cuda_memory_info mem;
+    cuda_ctx_sample_memory(jobs[0].ctx, &mem);
+    /* One region for both: the larger MSM's point buffers (72 bytes a GLV digit) at least. */
+    if (!CHECK(mem.arena_bytes >= (size_t)72 * 2 * jobs[0].n))
+        printf("  arena of %zu bytes for %zu points\n", mem.arena_bytes, jobs[0].n);
+    printf("  two contexts, 4 MSMs each at once: the same sums; arena %.1f MiB\n",
+           mem.arena_bytes / 1048576.0);
+    for (int i = 0; i < 2; i++) {
+        cuda_ctx_set_msm_arena(jobs[i].ctx, false);
+        cuda_ctx_set_msm_slice_points(jobs[i].ctx, 0);
+        free(jobs[i].bases);
+        free(jobs[i].scalars);
+    }
+    unsetenv("G16_GPU_MSM_LIST_PIECE");
+    unsetenv("G16_GPU_MSM_GLV");
+    unsetenv("G16_GPU_MSM_AFFINE");
+    backend_close(second);
+}
+
 /* Precomputed multiples (G16_GPU_MSM_MULT=1: at any size): 13-bit windows (10 of them)
  * at small sizes and every mix, in one slice and in slices of ~5000 digits; the 26-bit
  * windows the benchmarks use (2^25 shared buckets) on 2^20 + 3 G1 and 2^16 + 1 G2 points. */
@@ -421,6 +527,8 @@ int main(void)
     check_mults();
     printf("windows in slices (cuda_ctx_set_msm_slice_points)\n");
     check_slices();
+    printf("two contexts sharing the MSM arena (cuda_ctx_set_msm_arena)\n");
+    check_arena();
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};
     for (size_t i = 0; i < 4; i++)
         check_partition(fixtures[i]);

@@ -98,40 +98,43 @@ static void make_scalars(uint8_t *out, size_t n, int mix)
 static const char *tuning_names[] = {
     "defaults",
     "tail 1, one window a group, K <= 64, levels, ba_add's prefetch alone, chunks of 37 pairs, "
-    "list runs of 7",
+    "list runs of 7 in pieces of ~50, the arena",
     "tail 3, three windows a group, K <= 16, wide levels, no prefetch, list runs of 64",
     "split sums",
     "split sums, one window a group, K <= 64, levels, chunks of 29 pairs",
     "GLV",
-    "GLV, split sums, one window a group, K <= 64, levels, chunks of 64 pairs",
+    "GLV, split sums, one window a group, K <= 64, levels, chunks of 64 pairs, the arena",
     "multiples, slices of 50 digits",
     "multiples, slices of n digits, K <= 64, levels, chunks of 50 pairs",
     "windows in slices of 50 digits",
     "split sums, windows in slices of 50 digits",
-    "GLV, split sums, windows in slices of ~2n/3 digits, K <= 64, levels",
+    "GLV, split sums, windows in slices of ~2n/3 digits, K <= 64, levels, the arena",
     "split sums, three windows a group"};
 
 static cuda_msm_affine_tuning tuning_for(int t, size_t n)
 {
-    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (t == 1) /* a round's pairs in chunks of 37, a list's runs of 7 points */
-        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37, 7};
+    cuda_msm_affine_tuning tn = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (t == 1) /* a round's pairs in chunks of 37, a list's runs of 7 points in pieces of 49
+                 * (whole runs), the rounds' buffers in the arena */
+        tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 0, 0, 0, 37, 7,
+                                      50, 1};
     else if (t == 2) /* a list's runs of 64 points */
-        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0, 64};
+        tn = (cuda_msm_affine_tuning){3, (uint32_t)(3 * (n ? n : 1)), 64, 8, 64, 1, 16, 0, 0, 0, 0, 0, 64, 0, 0};
     else if (t == 3)
         tn.split = 1;
     else if (t == 4)
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 0, 0,
-                                      29, 0}; /* chunks of 29 pairs */
+                                      29, 0, 0, 0}; /* chunks of 29 pairs */
     else if (t == 5)
         tn.glv = 1;
     else if (t == 6) /* a window of GLV holds 2 n digits */
         tn = (cuda_msm_affine_tuning){1, (uint32_t)(n ? 2 * n : 1), 32, 4, 1u << 30, 0, 64, 1, 1, 1, 0,
-                                      64, 0};
+                                      64, 0, 0, 1};
     else if (t == 7) /* multiples: slices of ~50 digits (64 at most: fewer, larger) */
         tn.slice_points = 50;
     else if (t == 8) /* multiples: slices of ~n digits, K <= 64, levels */
-        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50, 0};
+        tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 0, 0, (uint32_t)(n ? n : 1), 50, 0,
+                                      0, 0};
     else if (t == 9) /* a window's rounds slice by slice (one window a group) */
         tn.slice_points = 50;
     else if (t == 10) {
@@ -139,7 +142,7 @@ static cuda_msm_affine_tuning tuning_for(int t, size_t n)
         tn.slice_points = 50;
     } else if (t == 11) /* GLV's 2 n digits a window in three slices */
         tn = (cuda_msm_affine_tuning){1, 0, 32, 4, 1u << 30, 0, 64, 1, 1, 1,
-                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0, 0};
+                                      (uint32_t)(n > 2 ? (2 * n + 2) / 3 : 1), 0, 0, 0, 1};
     else if (t == 12) { /* several groups of several windows, one split-sum batch across them */
         tn.split = 1;
         tn.group_points = (uint32_t)(3 * (n ? n : 1));
@@ -331,7 +334,11 @@ int main(void)
             CHECK_MULT(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4,
                        t == 0 ? 0 : 6 + t);
     /* The ones' sum: the list in runs through the rounds (one run up to 1024 points by
-     * default; runs of 7 and 64 in tunings 1 and 2), the runs' sums by a tree. */
+     * default; runs of 7 and 64 in tunings 1 and 2, tuning 1's in pieces of 7 runs, each
+     * piece its own rounds into its runs' places: a wrong piece offset changes the sum),
+     * the runs' sums by a tree. Tunings 1, 6 and 11 take the rounds' point buffers and
+     * pair chunks from one growing region (the device's arena, carved at offsets: an
+     * overlap of two buffers changes the MSM; tuning 11's slices grow it). */
     const size_t sum_sizes[] = {0, 1, 2, 8, 9, 64, 1000, 1025, 4097, 5000};
     for (size_t s = 0; s < sizeof sum_sizes / sizeof sum_sizes[0]; s++)
         for (int t = 0; t < 3; t++)

@@ -678,8 +678,9 @@ out:
 /* H's GLV MSM in slices (pipeline_plan_glv_slices) for a key shaped like the 2^27
  * partitions' (~29% of the wires in A and in B): each slice more shrinks the partition
  * (the rounds' point buffers hold a slice), so the budget that holds the key, the table
- * and two partitions of k slices gets k, and a byte less gets more slices, or none past
- * the last. */
+ * and two partitions of k slices gets k slices, unless whole windows fit with the rounds'
+ * buffers in one arena the two workers share (tried right after whole windows in each
+ * worker's pool), and a byte less than the last gets none. */
 static void test_glv_slices(void)
 {
     static const uint64_t dummy_density[1];
@@ -691,34 +692,60 @@ static void test_glv_slices(void)
     pk.density_a = pk.density_b = dummy_density;
     pk.n_a = pk.n_b = 38300000;
     uint64_t key = backend_key_device_bytes(&pk), table = backend_glv_table_bytes(&pk);
-    uint64_t plain = backend_partition_device_bytes(&pk, false, false, 0), part[BACKEND_GLV_MAX_SLICES + 1];
+    uint64_t plain = backend_partition_device_bytes(&pk, false, false, 0, false);
+    uint64_t need[BACKEND_GLV_MAX_SLICES + 1];
     CHECK(backend_glv_slice_digits(&pk, 1) == 0 && backend_glv_slice_digits(&pk, 2) == pk.domain_size &&
           backend_glv_slice_digits(&pk, 3) == (2 * pk.domain_size + 2) / 3);
     for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
-        part[k] = backend_partition_device_bytes(&pk, false, true, backend_glv_slice_digits(&pk, k));
+        need[k] = key + table +
+                  2 * backend_partition_device_bytes(&pk, false, true, backend_glv_slice_digits(&pk, k), false);
         if (k > 1)
-            CHECK(part[k] < part[k - 1]);
+            CHECK(need[k] < need[k - 1]);
     }
-    /* Whole GLV windows take more than the plain MSM; a slice's buffers bring it down. */
-    CHECK(part[1] > plain && part[BACKEND_GLV_MAX_SLICES] < part[1]);
-    for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
-        uint64_t budget = key + table + 2 * part[k], digits = 1;
+    /* The arena: one set of whole windows' buffers (4 GiB chunks) for both workers, each
+     * partition without them. */
+    uint64_t arena = backend_msm_arena_bytes(&pk, true);
+    uint64_t part_arena = backend_partition_device_bytes(&pk, false, true, 0, true);
+    uint64_t need_arena = key + table + arena + 2 * part_arena;
+    CHECK(arena > 72 * 2 * pk.domain_size && part_arena < plain);
+    /* Whole GLV windows take more than the plain MSM; slices or the arena bring it down. */
+    CHECK(need[1] > key + table + 2 * plain && need[BACKEND_GLV_MAX_SLICES] < need[1] &&
+          need_arena < need[1]);
+    /* Budgets from whole windows down: what each gets. */
+    uint64_t budgets[] = {need[1], need[1] - 1, need_arena, need_arena - 1, need[3], need[4], need[4] - 1};
+    for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
+        uint64_t budget = budgets[i], digits = 1;
+        unsigned want = 0;
+        bool want_arena = false, arena_got = true;
+        for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES && !want; k++) {
+            if (need[k] <= budget)
+                want = k;
+            else if (k == 1 && need_arena <= budget)
+                want = 1, want_arena = true;
+        }
         pipeline_device_plan p;
-        CHECK(pipeline_plan_device(&p, budget, 0, key, plain, plain, 2, BACKEND_KEY_AUTO) &&
-              p.workers == 2);
-        unsigned got = pipeline_plan_glv_slices(&p, budget, 0, &pk, &digits);
-        if (!CHECK(got == k && digits == backend_glv_slice_digits(&pk, k) && p.reserved == budget))
-            printf("  budget for %u slices: got %u slices of %llu digits\n", k, got,
-                   (unsigned long long)digits);
-        if (!pipeline_plan_device(&p, budget - 1, 0, key, plain, plain, 2, BACKEND_KEY_AUTO))
+        if (!CHECK(pipeline_plan_device(&p, budget, 0, key, plain, plain, 2, BACKEND_KEY_AUTO) &&
+                   p.workers == 2))
             continue;
         uint64_t held = p.reserved;
-        got = pipeline_plan_glv_slices(&p, budget - 1, 0, &pk, &digits);
-        if (k < BACKEND_GLV_MAX_SLICES)
-            CHECK(got == k + 1 && digits == backend_glv_slice_digits(&pk, k + 1));
-        else
-            CHECK(got == 0 && digits == 0 && p.reserved == held);
+        unsigned got = pipeline_plan_glv_slices(&p, budget, 0, &pk, &digits, &arena_got);
+        uint64_t want_reserved = !want ? held : want_arena ? need_arena : need[want];
+        if (!CHECK(got == want && arena_got == want_arena && p.reserved == want_reserved &&
+                   digits == (want && !want_arena ? backend_glv_slice_digits(&pk, want) : 0)))
+            printf("  budget %llu: got %u slices of %llu digits%s, wanted %u%s\n",
+                   (unsigned long long)budget, got, (unsigned long long)digits,
+                   arena_got ? " (arena)" : "", want, want_arena ? " (arena)" : "");
     }
+    /* The budgets above reach every choice: whole windows in the pools, the arena, 3 and
+     * 4 slices, none. */
+    CHECK(need_arena < need[1] - 1 && need[3] < need_arena && need[4] - 1 < need[4]);
+    /* One worker: no arena (it would hold what the worker's pool does). */
+    pipeline_device_plan one;
+    uint64_t digits;
+    bool arena_one = true;
+    CHECK(pipeline_plan_device(&one, need_arena, 0, key, plain, plain, 1, BACKEND_KEY_AUTO) &&
+          one.workers == 1);
+    CHECK(pipeline_plan_glv_slices(&one, need_arena, 0, &pk, &digits, &arena_one) >= 1 && !arena_one);
 }
 
 static void test_device_plan(void)

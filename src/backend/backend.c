@@ -118,8 +118,20 @@ static uint64_t msm_group_digits(uint64_t m)
     return m > cap ? m : all < cap ? all : cap;
 }
 
+/* The batch-affine rounds' buffers for h digits (msm_batch_affine.cuh, ba_round_bufs):
+ * the two point buffers, 3/4 of an affine point a digit (72 bytes in G1, 144 in G2), and
+ * a chunk's running products and pair indices, h / 2 pairs of 56 bytes (G1) or 104 (G2,
+ * its norms too), at most `chunk` bytes. */
+static uint64_t rounds_bytes(uint64_t h, bool g2, uint64_t chunk)
+{
+    uint64_t pairs = (g2 ? 52 : 28) * h;
+    return (g2 ? 144 : 72) * h + (pairs < chunk ? pairs : chunk);
+}
+
+static const uint64_t GIB = (uint64_t)1 << 30;
+
 uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
-                                        bool glv, uint64_t slice_digits)
+                                        bool glv, uint64_t slice_digits, bool arena)
 {
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     /* The A and B scalars are gathered into buffers of their own only when the key
@@ -131,33 +143,53 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
      * (m; 2 m with GLV): canonical scalars (32 m), their kinds and the two index lists (9
      * m), sort keys and values (12 d) and CUB's sort scratch (8 d: its own copies of them);
      * for a group of windows of g = max(d, min(16 d, 2^25)) digits, two sorted index lists
-     * (8 g: the next group's sorted beside this one's rounds); the batch-affine rounds' two
-     * point buffers for h = g digits, or h = slice_digits when a window is cut into slices
-     * of about that many (3/4 h affine points: 72 h in G1, 144 h in G2) and the pairs'
-     * running products and indices (h / 2 pairs, 28 h in G1, 52 h in G2, at most 2 GiB a
-     * chunk); the buckets of every window (above 2^24 scalars 13 windows of 2^19 XYZZ
-     * points: 1.25 GiB in G1, 2.5 GiB in G2; ~100 MiB below; split sums' affine buckets
-     * for 4 windows of 2^21 take less). H's MSM has n dense G1 scalars, the B2 MSM n_b G2
-     * ones. (The XYZZ accumulation below 2^20 scalars needs less: 4 W m sorted indices, no
-     * point buffers.) b and c go back to the pool before the MSMs (backend_cuda.c), and
-     * the canonical scalars, the same size, take one of their blocks: 32 n less. The other
+     * (8 g: the next group's sorted beside this one's rounds); the batch-affine rounds'
+     * buffers (rounds_bytes) for h = g digits, or h = slice_digits when a window is cut
+     * into slices of about that many, with chunks of 2 GiB (BA_CHUNK_BYTES_PLANNED), unless
+     * they lie in the device's arena (backend_msm_arena_bytes); the buckets of every
+     * window (above 2^24 scalars 13 windows of 2^19 XYZZ points: 1.25 GiB in G1, 2.5 GiB
+     * in G2; ~100 MiB below; split sums' affine buckets for 4 windows of 2^21 take less).
+     * H's MSM has n dense G1 scalars, the B2 MSM n_b G2 ones. A list of ones (their
+     * classification beside it) goes through the rounds in pieces of at most 2^26 G1
+     * points or 2^25 G2 ones (BA_LIST_PIECE_BYTES), never in the arena. (The XYZZ
+     * accumulation below 2^20 scalars needs less: 4 W m sorted indices, no point
+     * buffers.) b and c go back to the pool before the MSMs (backend_cuda.c), and the
+     * canonical scalars, the same size, take one of their blocks: 32 n less. The other
      * block serves smaller requests, whose sizes rarely match, so it is not counted off.
      * The pool rounds each block up to 1/8 of its power of two (cuda_ctx.cuh): 1/16 more
      * on average, counted on the whole (run 63: the model without it was 2.2 GB under
      * the measured pool of a 2^27 partition). */
-    uint64_t m2 = pk->density_b ? pk->n_b : nv;
+    uint64_t m2 = pk->density_b ? pk->n_b : nv, m1 = nv > n ? nv : n;
     uint64_t hd = glv ? 2 * n : n, g1 = msm_group_digits(hd), g2 = msm_group_digits(m2);
     uint64_t h1 = slice_digits && slice_digits < g1 ? slice_digits : g1;
     uint64_t h2 = slice_digits && slice_digits < g2 ? slice_digits : g2;
-    const uint64_t chunk = (uint64_t)2 << 30; /* BA_CHUNK_BYTES_PLANNED */
-    uint64_t pairs1 = 28 * h1 < chunk ? 28 * h1 : chunk, pairs2 = 52 * h2 < chunk ? 52 * h2 : chunk;
-    uint64_t g1_msm = (32 + 9) * n + (12 + 8) * hd + 8 * g1 + 72 * h1 + pairs1 +
+    const uint64_t planned = 2 * GIB; /* BA_CHUNK_BYTES_PLANNED */
+    uint64_t g1_msm = (32 + 9) * n + (12 + 8) * hd + 8 * g1 + (arena ? 0 : rounds_bytes(h1, false, planned)) +
                       ((uint64_t)(n > (1u << 24) ? 5 : 1) << 28) - 32 * n;
-    uint64_t g2_msm = (32 + 9 + 12 + 8) * m2 + 8 * g2 + 144 * h2 + pairs2 +
+    uint64_t g2_msm = (32 + 9 + 12 + 8) * m2 + 8 * g2 + (arena ? 0 : rounds_bytes(h2, true, planned)) +
                       ((uint64_t)(m2 > (1u << 24) ? 5 : 1) << 29);
-    uint64_t bytes = (3 * n + nv + na + nb) * 32 + (g1_msm > g2_msm ? g1_msm : g2_msm);
+    uint64_t p1 = (uint64_t)1 << 26, p2 = (uint64_t)1 << 25; /* BA_LIST_PIECE_BYTES */
+    uint64_t ones1 = (32 + 9) * m1 - 32 * n + rounds_bytes(m1 < p1 ? m1 : p1, false, 4 * GIB);
+    uint64_t ones2 = (32 + 9 + 12 + 8) * m2 + rounds_bytes(m2 < p2 ? m2 : p2, true, 4 * GIB);
+    uint64_t msm = g1_msm > g2_msm ? g1_msm : g2_msm;
+    msm = ones1 > msm ? ones1 : msm;
+    msm = ones2 > msm ? ones2 : msm;
+    uint64_t bytes = (3 * n + nv + na + nb) * 32 + msm;
     bytes += bytes / 16;
     return bytes + (key_streamed ? 2 * BACKEND_STREAM_CHUNK_BYTES : 0);
+}
+
+uint64_t backend_msm_arena_bytes(const groth16_prover_key *pk, bool glv)
+{
+    /* The largest group of windows' rounds with the default 4 GiB chunks (BA_CHUNK_BYTES):
+     * H's (2 n digits a window by GLV) or another G1 MSM's over every wire, or B2's; a
+     * group's bucket places and the buffers' alignment in the 1/16 added. */
+    uint64_t nv = pk->n_vars, n = pk->domain_size, m2 = pk->density_b ? pk->n_b : nv;
+    uint64_t hd = glv ? 2 * n : n, d1 = hd > nv ? hd : nv;
+    uint64_t r1 = rounds_bytes(msm_group_digits(d1), false, 4 * GIB);
+    uint64_t r2 = rounds_bytes(msm_group_digits(m2), true, 4 * GIB);
+    uint64_t bytes = r1 > r2 ? r1 : r2;
+    return bytes + bytes / 16;
 }
 
 uint64_t backend_glv_slice_digits(const groth16_prover_key *pk, unsigned slices)

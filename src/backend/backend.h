@@ -57,9 +57,15 @@ void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND
  * buffers when the key is streamed. Estimates for admission (pipeline.h). */
 uint64_t backend_key_device_bytes(const groth16_prover_key *pk);
 /* glv: H's MSM by GLV (backend.msm_glv); slice_digits: the MSMs' windows cut into slices
- * of about that many digits (backend.msm_slice_digits; 0: whole windows). */
+ * of about that many digits (backend.msm_slice_digits; 0: whole windows); arena: the
+ * MSMs' rounds take their largest buffers from the device's arena (backend.msm_arena),
+ * which backend_msm_arena_bytes counts once per device, not here. */
 uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
-                                        bool glv, uint64_t slice_digits);
+                                        bool glv, uint64_t slice_digits, bool arena);
+/* Device bytes of the MSM arena (backend.msm_arena): the largest MSM's rounds' point
+ * buffers and pair chunk, windows whole, held once per device and taken by its workers in
+ * turn, where without it each worker's pool holds its own (sliced, to fit). */
+uint64_t backend_msm_arena_bytes(const groth16_prover_key *pk, bool glv);
 /* Device bytes of the H MSM's GLV table (held with a resident key; backend.msm_glv). */
 uint64_t backend_glv_table_bytes(const groth16_prover_key *pk);
 /* The digits a slice of H's GLV MSM holds when its windows (2 n digits) go through in
@@ -74,6 +80,7 @@ typedef struct backend_memory_s {
     uint64_t device_total, device_used, device_peak_used;
     uint64_t pool_bytes;     /* this backend's scratch pool (reused across partitions) */
     uint64_t resident_bytes; /* the key points resident on the device */
+    uint64_t arena_bytes;    /* the device's MSM arena (backend.msm_arena), shared by its workers */
     uint64_t streamed_bytes; /* key points this backend streamed up (a streamed key) */
     bool key_streamed;       /* the last partition streamed the key */
     bool stream_pinned;      /* ... from pinned host memory (else pageable copies) */
@@ -113,6 +120,11 @@ struct backend {
      * this many (backend_glv_slice_digits; 0: whole windows), so that the rounds' buffers
      * fit the budget. Set with msm_glv. */
     uint64_t msm_slice_digits;
+    /* With msm_glv: the MSMs' rounds take their point buffers and pair chunks from the
+     * device's arena (backend_msm_arena_bytes), which the device's workers share in turn,
+     * instead of from each worker's pool, so that H's windows go through whole where two
+     * workers' own buffers would need slices. Set with msm_glv. */
+    bool msm_arena;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

@@ -280,8 +280,11 @@ static bool key_streams(backend *be, const key_points *pts, size_t count,
     if (m.resident_bytes >= need)
         return false; /* resident already (cuda_ctx_resident finds the arrays) */
     uint64_t free_bytes = m.device_total - m.device_used + m.pool_bytes;
-    return need + backend_partition_device_bytes(pk, false, be->msm_glv, be->msm_slice_digits) >
-           free_bytes;
+    uint64_t part = backend_partition_device_bytes(pk, false, be->msm_glv, be->msm_slice_digits,
+                                                   be->msm_arena);
+    if (be->msm_arena && m.arena_bytes < backend_msm_arena_bytes(pk, be->msm_glv))
+        part += backend_msm_arena_bytes(pk, be->msm_glv) - m.arena_bytes;
+    return need + part > free_bytes;
 }
 
 /* A device stage that just finished, into the timeline: the stage's span and its kernel
@@ -403,9 +406,11 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     if (be->msm_glv && !bs->streamed && (st = cuda_ctx_resident_phi(ctx, &h_phi, keys[KH].dev, 1)))
         goto out;
     /* The MSMs as the memory model counts them: H's in slices when the budget planned
-     * them (backend.msm_slice_digits), the others' windows whole. */
+     * them (backend.msm_slice_digits), the others' windows whole; their rounds' buffers
+     * in the device's arena when it planned one (backend.msm_arena). */
     cuda_ctx_set_msm_slice_points(ctx, h_phi && be->msm_slice_digits ? be->msm_slice_digits
                                                                      : SIZE_MAX);
+    cuda_ctx_set_msm_arena(ctx, be->msm_arena);
     if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
@@ -493,6 +498,7 @@ static bool cuda_memory(backend *be, backend_memory *m)
                           .device_peak_used = info.device_peak_used,
                           .pool_bytes = info.pool_bytes,
                           .resident_bytes = info.resident_bytes,
+                          .arena_bytes = info.arena_bytes,
                           .streamed_bytes = bs->streamed_bytes,
                           .key_streamed = bs->streamed,
                           .stream_pinned = bs->streamed && !bs->pin_failed};

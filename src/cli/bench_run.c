@@ -260,9 +260,15 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
                      ps->key_prepare_ms / 1e3);
         else
             snprintf(where, sizeof where, "key resident %s", key);
+        char arena[64] = "";
+        if (ps->device_arena_bytes) {
+            char a[32];
+            human_bytes(a, sizeof a, ps->device_arena_bytes);
+            snprintf(arena, sizeof arena, ", MSM arena %s per device", a);
+        }
         printf("  device memory: peak in use %s (GPU-wide, cudaMemGetInfo), %s, "
-               "scratch pool %s per worker, %u worker%s per device; slots pinned\n",
-               dpeak, where, pool, ps->gpu_workers_per_device,
+               "scratch pool %s per worker%s, %u worker%s per device; slots pinned\n",
+               dpeak, where, pool, arena, ps->gpu_workers_per_device,
                ps->gpu_workers_per_device == 1 ? "" : "s");
     }
 }

@@ -81,6 +81,7 @@ struct pipeline {
     bool msm_glv;                        /* GPU: H's MSM through GLV (pipeline_plan_glv) */
     unsigned msm_slices;                 /* ... its windows in this many slices (1: whole) */
     uint64_t msm_slice_digits;           /* ... of about this many digits (0: whole) */
+    bool msm_arena;                      /* ... the rounds' buffers in a device arena */
     uint64_t device_reserved;            /* GPU: bytes per device it holds in the ledger */
     char description[1024];
     pthread_mutex_t lock;
@@ -540,6 +541,7 @@ static bool prover_open(worker *w)
         w->be->key_upload_at_prepare = pl->cfg.release_key_host;
         w->be->msm_glv = pl->msm_glv;
         w->be->msm_slice_digits = pl->msm_slice_digits;
+        w->be->msm_arena = pl->msm_arena;
         uint64_t span = trace_begin();
         st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
         if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
@@ -628,6 +630,8 @@ static void *prover_main(void *arg)
             pl->stats.key_stream_pinned = mem.stream_pinned;
             if (mem.pool_bytes > pl->stats.device_pool_bytes)
                 pl->stats.device_pool_bytes = mem.pool_bytes;
+            if (mem.arena_bytes > pl->stats.device_arena_bytes)
+                pl->stats.device_arena_bytes = mem.arena_bytes;
         }
         if (!defer || st || pj->stop)
             slot_release(pl, it);
@@ -779,16 +783,24 @@ bool pipeline_plan_glv(pipeline_device_plan *plan, uint64_t budget, uint64_t res
 }
 
 unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
-                                  const groth16_prover_key *pk, uint64_t *digits)
+                                  const groth16_prover_key *pk, uint64_t *digits, bool *arena)
 {
     *digits = 0;
+    *arena = false;
+    uint64_t key = backend_key_device_bytes(pk), table = backend_glv_table_bytes(pk);
     for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
         uint64_t d = backend_glv_slice_digits(pk, k);
-        if (pipeline_plan_glv(plan, budget, reserved, backend_key_device_bytes(pk),
-                              backend_glv_table_bytes(pk),
-                              backend_partition_device_bytes(pk, false, true, d))) {
+        if (pipeline_plan_glv(plan, budget, reserved, key, table,
+                              backend_partition_device_bytes(pk, false, true, d, false))) {
             *digits = d;
             return k;
+        }
+        /* Whole windows did not fit in each worker's pool: in one arena, then? */
+        if (k == 1 && plan->workers > 1 &&
+            pipeline_plan_glv(plan, budget, reserved, key, table + backend_msm_arena_bytes(pk, true),
+                              backend_partition_device_bytes(pk, false, true, 0, true))) {
+            *arena = true;
+            return 1;
         }
     }
     return 0;
@@ -842,14 +854,16 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
         pthread_mutex_lock(&g_device_lock);
         bool fits = pipeline_plan_device(&plan, budget, g_device_reserved,
                                          backend_key_device_bytes(pl->cfg.key),
-                                         backend_partition_device_bytes(pl->cfg.key, false, false, 0),
-                                         backend_partition_device_bytes(pl->cfg.key, true, false, 0),
+                                         backend_partition_device_bytes(pl->cfg.key, false, false, 0, false),
+                                         backend_partition_device_bytes(pl->cfg.key, true, false, 0, false),
                                          pl->cfg.gpu_workers ? pl->cfg.gpu_workers : 2,
                                          pl->key_placement);
         /* H's MSM through GLV where its table and scratch cost no worker: its windows in
-         * the fewest slices that fit (more slices, smaller point buffers, more rounds). */
+         * the fewest slices that fit (more slices, smaller point buffers, more rounds),
+         * whole ones through the workers' shared arena before 2 slices. */
         pl->msm_slices = fits ? pipeline_plan_glv_slices(&plan, budget, g_device_reserved,
-                                                         pl->cfg.key, &pl->msm_slice_digits)
+                                                         pl->cfg.key, &pl->msm_slice_digits,
+                                                         &pl->msm_arena)
                               : 0;
         pl->msm_glv = pl->msm_slices > 0;
         if (fits) {
@@ -1035,6 +1049,8 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
             if (pl->msm_glv && pl->msm_slices > 1)
                 snprintf(glv, sizeof glv, "by GLV, its windows in %u slices (budget)",
                          pl->msm_slices);
+            else if (pl->msm_glv && pl->msm_arena)
+                snprintf(glv, sizeof glv, "by GLV, the rounds' buffers in one arena a device");
             else if (pl->msm_glv)
                 snprintf(glv, sizeof glv, "by GLV");
             snprintf(pl->description + len, sizeof pl->description - len, "; H's MSM %s", glv);
@@ -1064,8 +1080,9 @@ g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
     bool streamed = pl->key_placement == BACKEND_KEY_STREAMED;
     uint64_t device_need = (streamed ? 0 : backend_key_device_bytes(pk)) +
                            (pl->msm_glv ? backend_glv_table_bytes(pk) : 0) +
+                           (pl->msm_arena ? backend_msm_arena_bytes(pk, pl->msm_glv) : 0) +
                            backend_partition_device_bytes(pk, streamed, pl->msm_glv,
-                                                          pl->msm_slice_digits);
+                                                          pl->msm_slice_digits, pl->msm_arena);
     if (pl->gpu && pl->device_reserved && device_need > pl->device_reserved)
         return status_fail(G16_ERR_OUT_OF_MEMORY,
                            "pipeline: job %d needs %llu device bytes (%s one partition), "

@@ -190,6 +190,7 @@ typedef struct {
     unsigned gpu_devices, gpu_workers_per_device; /* CUDA: 0 for the CPU */
     uint64_t device_peak_bytes;     /* the most device memory in use seen (every context) */
     uint64_t device_pool_bytes;     /* the largest worker's scratch pool */
+    uint64_t device_arena_bytes;    /* the MSM arena a device's workers share (0: none) */
     uint64_t device_resident_bytes; /* key points resident per device */
     bool key_streamed;              /* the key streamed from host memory (not resident) */
     bool key_stream_pinned;         /* ... from pinned memory (else pageable copies) */
@@ -274,9 +275,11 @@ bool pipeline_plan_glv(pipeline_device_plan *plan, uint64_t budget, uint64_t res
 /* The same for key pk's H MSM in the fewest slices (1 .. BACKEND_GLV_MAX_SLICES: more
  * slices, smaller point buffers, more rounds) whose partitions fit: their number (0: no
  * GLV, plan unchanged) and, in *digits, what a slice holds (backend_glv_slice_digits: 0
- * for whole windows). */
+ * for whole windows). Where whole windows do not fit in each of two or more workers' pools
+ * but do in one arena the device's workers take in turn (backend_msm_arena_bytes, counted
+ * with the table), that comes before 2 slices: 1, *arena true. */
 unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
-                                  const groth16_prover_key *pk, uint64_t *digits);
+                                  const groth16_prover_key *pk, uint64_t *digits, bool *arena);
 /* 3/4 of MemAvailable, or half the physical memory when that cannot be read. */
 uint64_t pipeline_default_host_budget(void);
 

@@ -37,11 +37,18 @@ int cuda_ctx_device(const cuda_ctx *ctx);
  * of more than `points` digits is cut into slices of whole buckets of about that many
  * digits, their rounds run slice by slice, so that the rounds' point buffers (72 bytes a
  * digit in G1, 144 in G2) hold a slice rather than the window (msm_batch_affine.cuh,
- * ba_slices), and a round's pairs go in chunks of 1 GiB (BA_CHUNK_BYTES_PLANNED, not the
- * default 4). The GPU backend sets it for every partition: the digits the device budget
- * planned for H's MSM by GLV (backend.msm_slice_digits), else SIZE_MAX (whole windows).
- * 0 (the default): not planned (G16_GPU_MSM_SLICE_POINTS may set slices). */
+ * ba_slices), a round's pairs go in chunks of 2 GiB (BA_CHUNK_BYTES_PLANNED, not the
+ * default 4), and a list of ones is summed in pieces of at most BA_LIST_PIECE_BYTES of
+ * point buffers. The GPU backend sets it for every partition: the digits the device
+ * budget planned for H's MSM by GLV (backend.msm_slice_digits), else SIZE_MAX (whole
+ * windows). 0 (the default): not planned (G16_GPU_MSM_SLICE_POINTS may set slices). */
 void cuda_ctx_set_msm_slice_points(cuda_ctx *ctx, size_t points);
+/* The context's MSMs take their rounds' point buffers and pair chunks (4 GiB, the
+ * default) from the device's arena, shared with the device's other contexts in turn
+ * (cuda_ctx.cuh, cuda_ctx_arena_take), instead of from its own pool; lists of ones keep
+ * the pool. Set by the GPU backend when the pipeline planned an arena (backend.msm_arena,
+ * backend_msm_arena_bytes). */
+void cuda_ctx_set_msm_arena(cuda_ctx *ctx, bool on);
 
 /* The device copy of host[0..bytes): uploaded on first use, shared by the device's
  * contexts, and freed with the last context that used it. Entries are found by (host
@@ -149,6 +156,7 @@ typedef struct {
     size_t pool_bytes;       /* this context's scratch pool (used or free) */
     size_t pool_free_bytes;  /* of which free: this context's to reuse, or to trim */
     size_t resident_bytes;   /* resident arrays of the device (shared by its contexts) */
+    size_t arena_bytes;      /* the device's MSM arena (cuda_ctx_set_msm_arena) */
 } cuda_memory_info;
 /* Samples the device's memory use (updating the peak); info may be NULL. */
 void cuda_ctx_sample_memory(cuda_ctx *ctx, cuda_memory_info *info);
@@ -225,12 +233,14 @@ g16_status cuda_point_check(cuda_ctx *ctx, int group, int op, bool device, void 
  * buckets of the 255 / c + 1 a plain MSM has past them left infinity; `chunk_pairs` caps
  * a chunk of a round's pairs (a round then runs several chunks, as the device's large
  * rounds do); `list_run` the points a run of a list sum (cuda_msm_sum_emulate: the list
- * cut into runs, their sums added by a tree). Slow (~100 ns an emulated product): small
- * inputs. */
+ * cut into runs, their sums added by a tree), `list_piece` the points a piece of it goes
+ * through the rounds in (whole runs); `arena` 1 takes the rounds' point buffers and pair
+ * chunks from one region that grows (the device's arena: cuda_ctx_arena_take). Slow
+ * (~100 ns an emulated product): small inputs. */
 typedef struct {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, no_prefetch,
         max_pairs, no_den_prefetch, split, glv, slice_points;
-    uint32_t chunk_pairs, list_run;
+    uint32_t chunk_pairs, list_run, list_piece, arena;
 } cuda_msm_affine_tuning;
 g16_status cuda_msm_affine_emulate(int group, void *buckets, const void *bases,
                                    const void *scalars, size_t m, unsigned c,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <new>
 
@@ -161,6 +162,13 @@ struct cuda_device_shared {
     /* Tables the contexts read and never write (cuda_ctx_shared_table: the NTT's
      * twiddles), by slot; freed with the device's last context. */
     void *tables[CUDA_SHARED_TABLES] = {};
+    /* The MSM arena (cuda_ctx_arena_take): its own lock, since a holder keeps it for a
+     * whole MSM while the other contexts go on using the lock above. */
+    std::mutex arena_lock;
+    std::condition_variable arena_free;
+    const cuda_ctx *arena_holder = nullptr;
+    void *arena = nullptr;
+    size_t arena_bytes = 0;
 };
 
 /* Adds ctx to entry i's users (under the lock); false when the entry has too many. */
@@ -228,6 +236,7 @@ static void shared_release(int device)
     }
     for (int i = 0; i < CUDA_SHARED_TABLES; i++)
         cuda_free_bytes(s->tables[i]);
+    cuda_free_bytes(s->arena);
     delete s;
     g_shared[device] = nullptr;
 }
@@ -395,6 +404,8 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->stream)
         cudaStreamSynchronize(ctx->stream);
+    if (ctx->shared)
+        cuda_ctx_arena_give(ctx);
     if (ctx->ntt_cache_free)
         ctx->ntt_cache_free(ctx->ntt_cache);
     for (int i = 0; i < ctx->pool_blocks; i++)
@@ -517,6 +528,55 @@ g16_status cuda_ctx_shared_table(cuda_ctx *ctx, unsigned slot, size_t bytes, con
     sh->tables[slot] = d;
     *out = d;
     return G16_OK;
+}
+
+g16_status cuda_ctx_arena_take(cuda_ctx *ctx, size_t bytes, const char *what, void **base)
+{
+    *base = nullptr;
+    cuda_device_shared *sh = ctx->shared;
+    std::unique_lock<std::mutex> hold(sh->arena_lock);
+    sh->arena_free.wait(hold, [&] { return !sh->arena_holder || sh->arena_holder == ctx; });
+    sh->arena_holder = ctx;
+    ctx->arena_held = true;
+    if (sh->arena_bytes < bytes) {
+        /* Larger than any MSM before (the first partition, or a key of another shape):
+         * nobody else can be using the region while ctx holds it, and cudaFree waits for
+         * this context's queued kernels that may still read it. */
+        cuda_free_bytes(sh->arena);
+        sh->arena = nullptr;
+        sh->arena_bytes = 0;
+        g16_status st = cuda_alloc_bytes(ctx, &sh->arena, bytes, what);
+        if (st == G16_ERR_OUT_OF_MEMORY) {
+            pool_trim(ctx);
+            st = cuda_alloc_bytes(ctx, &sh->arena, bytes, what);
+        }
+        if (st)
+            return st; /* still held: cuda_ctx_arena_give lets the others in */
+        sh->arena_bytes = bytes;
+    }
+    *base = sh->arena;
+    return G16_OK;
+}
+
+void cuda_ctx_arena_give(cuda_ctx *ctx)
+{
+    if (!ctx || !ctx->arena_held)
+        return;
+    /* The next holder's kernels run on another stream: this context's must be done. */
+    cudaStreamSynchronize(ctx->stream);
+    cuda_device_shared *sh = ctx->shared;
+    {
+        std::lock_guard<std::mutex> guard(sh->arena_lock);
+        if (sh->arena_holder == ctx)
+            sh->arena_holder = nullptr;
+        ctx->arena_held = false;
+    }
+    sh->arena_free.notify_all();
+}
+
+extern "C" void cuda_ctx_set_msm_arena(cuda_ctx *ctx, bool on)
+{
+    ctx->msm_arena = on;
 }
 
 extern "C" g16_status cuda_ctx_resident_phi(cuda_ctx *ctx, const void **phi, const void *dev,
@@ -681,6 +741,8 @@ extern "C" void cuda_ctx_sample_memory(cuda_ctx *ctx, cuda_memory_info *info)
         if (!ctx->pool[i].used)
             info->pool_free_bytes += ctx->pool[i].bytes;
     info->resident_bytes = cuda_ctx_resident_bytes(ctx);
+    std::lock_guard<std::mutex> guard(ctx->shared->arena_lock);
+    info->arena_bytes = ctx->shared->arena_bytes;
 }
 
 /* --- pinned host memory ------------------------------------------------------------------ */

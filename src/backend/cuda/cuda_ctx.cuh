@@ -55,6 +55,9 @@ struct cuda_ctx {
     int n_pinned;
     /* Digits above which an MSM's window goes through in slices (cuda_ctx_set_msm_slice_points). */
     uint32_t msm_slice_points;
+    /* Its MSMs' rounds take their buffers from the device's arena (cuda_ctx_set_msm_arena),
+     * and whether it holds the arena now (cuda_ctx_arena_take). */
+    bool msm_arena, arena_held;
     /* The NTT's per-call scratch (cuda_ntt.cu), freed with the context; its twiddle tables
      * are the device's (cuda_ctx_shared_table). */
     void *ntt_cache;
@@ -70,6 +73,20 @@ struct cuda_ctx {
 g16_status cuda_ctx_shared_table(cuda_ctx *ctx, unsigned slot, size_t bytes, const char *what,
                                  g16_status (*make)(cuda_ctx *, void *, void *), void *arg,
                                  void **out);
+
+/* The device's MSM arena: one region that the device's contexts take in turn for the
+ * largest buffers of an MSM's rounds (the point buffers and a chunk's running products and
+ * pair indices: msm_batch_affine.cuh, ba_round_bufs), so that a device's two partition
+ * workers hold those once instead of once each, and H's MSM can have its windows whole
+ * (backend_msm_arena_bytes). take waits while another context holds the arena, then
+ * holds it (a holder may take again, e.g. for a larger slice) and returns a region of at
+ * least `bytes`: the region grows on the first MSM that needs more (trimming ctx's pool
+ * when the device is full), so its size is the largest MSM's and steady-state partitions
+ * allocate nothing. give lets the next context in once ctx's stream has drained (its
+ * kernels read the region); it does nothing when ctx holds nothing. Both on the thread
+ * that runs ctx's MSMs. Freed with the device's last context. */
+g16_status cuda_ctx_arena_take(cuda_ctx *ctx, size_t bytes, const char *what, void **base);
+void cuda_ctx_arena_give(cuda_ctx *ctx);
 
 /* cudaMalloc / cudaFree, counted (cuda_alloc_counts): only start-up, first-use and
  * teardown paths call these. cuda_alloc_bytes gives a clear out-of-memory message naming
@@ -96,25 +113,35 @@ struct dev_buf {
     T *p = nullptr;
     size_t count = 0;
     cuda_ctx *ctx = nullptr;
+    bool borrowed = false; /* p lies in memory someone else owns (the arena): never released */
     dev_buf() = default;
     dev_buf(const dev_buf &) = delete;
     dev_buf &operator=(const dev_buf &) = delete;
-    ~dev_buf() { cuda_pool_release(ctx, p); }
+    ~dev_buf() { release(); }
     g16_status alloc(cuda_ctx *c, size_t n, const char *what)
     {
-        cuda_pool_release(ctx, p);
-        p = nullptr;
+        release();
         ctx = c;
         count = n;
         return cuda_pool_alloc(ctx, (void **)&p, n ? n * sizeof(T) : 1, what);
+    }
+    /* n elements at q, which the buffer does not own. */
+    void borrow(T *q, size_t n)
+    {
+        release();
+        p = q;
+        count = n;
+        borrowed = true;
     }
     /* Back to the pool before the scope ends (work queued on the stream may still use it:
      * the pool hands blocks out again in stream order). */
     void release()
     {
-        cuda_pool_release(ctx, p);
+        if (!borrowed)
+            cuda_pool_release(ctx, p);
         p = nullptr;
         count = 0;
+        borrowed = false;
     }
 };
 

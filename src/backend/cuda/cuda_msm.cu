@@ -665,14 +665,34 @@ g16_status xyzz_accumulate(cuda_ctx *ctx, cuda_msm_info *info, xyzz_d<F> *bucket
 }
 
 /* The rounds' knobs for an MSM on ctx: the defaults, with the context's slices (and then
- * the pairs' chunks the partition's memory model counts). */
+ * the pairs' chunks the partition's memory model counts), or its arena (whose chunks are
+ * the default's: backend_msm_arena_bytes counts them). */
 ba_tuning msm_tuning(const cuda_ctx *ctx)
 {
     ba_tuning tn = ba_tuning_default();
     if (ctx->msm_slice_points) {
         tn.slice_points = ctx->msm_slice_points;
-        tn.chunk_bytes = tn.chunk_bytes < BA_CHUNK_BYTES_PLANNED ? tn.chunk_bytes : BA_CHUNK_BYTES_PLANNED;
+        if (!ctx->msm_arena)
+            tn.chunk_bytes = tn.chunk_bytes < BA_CHUNK_BYTES_PLANNED ? tn.chunk_bytes : BA_CHUNK_BYTES_PLANNED;
     }
+    tn.arena = ctx->msm_arena;
+    return tn;
+}
+
+/* The knobs of a list of ones summed by the rounds: the defaults (their 4 GiB chunks hold
+ * the 2^27 partition's ~3.3e7 pairs a round in one), in pieces of BA_LIST_PIECE_BYTES
+ * when the context is planned for memory (G16_GPU_MSM_LIST_PIECE: that many points, for
+ * the tests); never the arena (a list's rounds are short: holding the arena would make
+ * the device's other worker wait for them). */
+template <class F>
+ba_tuning list_tuning(const cuda_ctx *ctx)
+{
+    ba_tuning tn = ba_tuning_default();
+    const char *env = getenv("G16_GPU_MSM_LIST_PIECE");
+    if (ctx->msm_slice_points)
+        tn.list_piece = env && atol(env) >= 1 && atol(env) <= (1l << 30)
+                            ? (uint32_t)atol(env)
+                            : (uint32_t)(BA_LIST_PIECE_BYTES / (sizeof(affine_d<F>) * 3 / 4));
     return tn;
 }
 
@@ -782,7 +802,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
             ex.ctx = ctx;
             size_t rounds;
             if ((s = pa.alloc(ctx, 1, "MSM ones' sum")) ||
-                (s = ba_sum_list<F>(ex, pa.p, bases, idx_one.p, ones, ba_tuning_default(), &rounds)))
+                (s = ba_sum_list<F>(ex, pa.p, bases, idx_one.p, ones, list_tuning<F>(ctx), &rounds)))
                 return s;
             ones_sum = pa.p;
         } else if (ones) {
@@ -945,6 +965,8 @@ ba_tuning emulation_tuning(const cuda_msm_affine_tuning *tuning)
         tn.slice_points = tuning->slice_points ? tuning->slice_points : tn.slice_points;
         tn.chunk_pairs = tuning->chunk_pairs;
         tn.list_run = tuning->list_run ? tuning->list_run : tn.list_run;
+        tn.list_piece = tuning->list_piece;
+        tn.arena = tuning->arena == 1;
     }
     return tn;
 }

@@ -79,7 +79,13 @@
  *                     many points, each run's rest summed in XYZZ and the runs' sums by a
  *                     tree, so that the rounds stop at log2(list_run / tail) instead of
  *                     log2(n / tail), the late rounds being nearly all fixed cost; 0: the
- *                     whole list as one run. */
+ *                     whole list as one run;
+ *   list_piece        a list goes through the rounds in pieces of at most this many
+ *                     points (whole runs), so that its point buffers stay within a
+ *                     partition's memory model whatever the count of ones (0: one piece);
+ *   arena             the rounds' point buffers and a chunk's running products and pair
+ *                     indices (ba_round_bufs) come from the executor's arena (a device's
+ *                     contexts take it in turn: cuda_ctx_arena_take) instead of its pool. */
 struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, max_pairs;
     unsigned block;     /* threads per block of ba_add; 0: by field (ba_pair_block) */
@@ -94,6 +100,8 @@ struct ba_tuning {
     size_t chunk_bytes;    /* a chunk's running products and pair indices (ba_round_bufs) */
     uint32_t chunk_pairs;  /* pairs a chunk holds when not 0, else from chunk_bytes (tests) */
     uint32_t list_run;
+    uint32_t list_piece;
+    int arena;
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -128,6 +136,11 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * 0.3-7% slower everywhere, its host trips doubled (bench/NOTES.md, session 20). */
 constexpr size_t BA_CHUNK_BYTES = (size_t)4 << 30, BA_CHUNK_BYTES_PLANNED = (size_t)2 << 30;
 
+/* The point buffers a piece of a list sum takes at most in a context planned for memory
+ * (ba_tuning.list_piece; backend_partition_device_bytes counts it): 2^26 G1 points, 2^25
+ * G2 ones, so the 2^27 partition's ~6.7e7 ones in A and C go through in one piece. */
+constexpr size_t BA_LIST_PIECE_BYTES = (size_t)72 << 26;
+
 /* Points a run of a list summed by the rounds (ba_tuning.list_run): 2^10 stops them
  * after 7 rounds (tail 8), whose last has n / 128 pairs, where one run went on for
  * log2(n / 8) rounds (23 for the 2^27 partition's 6.7e7 ones), the last ~15 of them
@@ -146,7 +159,7 @@ void ba_env_bit(const char *name, int *v)
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
-                   BA_LIST_RUN};
+                   BA_LIST_RUN, 0, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -838,7 +851,7 @@ __global__ void __launch_bounds__(256) k_run(Body body, uint32_t n)
 struct ba_device_exec {
     template <class T>
     using buf = dev_buf<T>;
-    cuda_ctx *ctx;
+    cuda_ctx *ctx = nullptr;
     dev_buf<uint8_t> sort_temp, scan_temp;
     size_t sort_bytes = 0, scan_bytes = 0;
     /* The side stream of fork / join (created on first use) and the stream that run,
@@ -850,6 +863,7 @@ struct ba_device_exec {
     ba_device_exec(const ba_device_exec &) = delete;
     ~ba_device_exec()
     {
+        arena_give();
         /* Pending work keeps them alive until it completes. */
         for (cudaEvent_t e : {fork_ev, ready[0], ready[1]})
             if (e)
@@ -899,6 +913,15 @@ struct ba_device_exec {
 
     template <class T>
     g16_status alloc(buf<T> &b, size_t n, const char *what) { return b.alloc(ctx, n, what); }
+    /* The device's MSM arena, at least `bytes` of it, held until arena_give (or this
+     * executor's end): the caller's buffers borrow from *base. */
+    g16_status arena(size_t bytes, void **base)
+    {
+        return cuda_ctx_arena_take(ctx, bytes, "the MSM arena (the rounds' point buffers and pairs)",
+                                   base);
+    }
+    /* After the context's stream has drained, the next context may take the arena. */
+    void arena_give() { cuda_ctx_arena_give(ctx); }
     /* CUB's scratch for sorts of m keys of c bits and scans of up to n + 1 counts. */
     g16_status prepare(uint32_t m, unsigned c, size_t n)
     {
@@ -991,7 +1014,24 @@ struct ba_device_exec {
 template <class T>
 struct host_buf {
     T *p = nullptr;
-    ~host_buf() { free(p); }
+    bool borrowed = false; /* p lies in the executor's arena: not freed here */
+    host_buf() = default;
+    host_buf(const host_buf &) = delete;
+    host_buf &operator=(const host_buf &) = delete;
+    ~host_buf() { release(); }
+    void release()
+    {
+        if (!borrowed)
+            free(p);
+        p = nullptr;
+        borrowed = false;
+    }
+    void borrow(T *q, size_t)
+    {
+        release();
+        p = q;
+        borrowed = true;
+    }
 };
 
 /* The host: every body's threads in order (a launch's threads are independent), a
@@ -1003,10 +1043,26 @@ struct ba_host_exec {
     template <class T>
     g16_status alloc(buf<T> &b, size_t n, const char *what)
     {
-        free(b.p);
+        b.release();
         b.p = (T *)calloc(n ? n : 1, sizeof(T));
         return b.p ? G16_OK : status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: %s", what);
     }
+    /* One region that grows, as the device's arena does (its old contents dropped). */
+    host_buf<uint8_t> arena_mem;
+    size_t arena_bytes = 0;
+    g16_status arena(size_t bytes, void **base)
+    {
+        if (bytes > arena_bytes) {
+            arena_mem.release();
+            arena_bytes = 0;
+            if (!(arena_mem.p = (uint8_t *)calloc(bytes, 1)))
+                return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated MSM: the arena");
+            arena_bytes = bytes;
+        }
+        *base = arena_mem.p;
+        return G16_OK;
+    }
+    void arena_give() {}
     g16_status prepare(uint32_t, unsigned, size_t) { return G16_OK; }
     template <class Body>
     g16_status run(size_t n, unsigned, const Body &body)
@@ -1259,7 +1315,9 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io,
 /* The rounds' buffers for up to gm points in up to gnb buckets: two ping-pong point
  * buffers (half and a quarter of the points, plus a point per bucket for odd runs), the
  * runs' bounds for the next rounds, the pairs' counts, and a chunk's running products,
- * indices and inversion scratch. */
+ * indices and inversion scratch. With tn.arena the point buffers and the chunk's running
+ * products, indices (and G2's norms), nearly all of the bytes, lie in the executor's
+ * arena (held from alloc until the executor gives it back) rather than in its pool. */
 template <class F, class Exec>
 struct ba_round_bufs {
     typename Exec::template buf<uint32_t> bounds, longest;
@@ -1271,6 +1329,42 @@ struct ba_round_bufs {
     host_buf<D> host;
     size_t cap[2];
     uint32_t chunk_pairs;
+    bool in_arena = false, norms = false;
+
+    /* The arena's layout: each buffer at a 256-byte boundary. */
+    static size_t arena_place(size_t &at, size_t bytes)
+    {
+        size_t here = at;
+        at += (bytes + 255) / 256 * 256;
+        return here;
+    }
+    template <class T>
+    static void arena_borrow(typename Exec::template buf<T> &b, uint8_t *base, size_t &at, size_t n)
+    {
+        b.borrow((T *)(base + arena_place(at, n * sizeof(T))), n);
+    }
+    /* The arena-held buffers for the current caps, taken (or grown) from the executor. */
+    g16_status arena_carve(Exec &ex)
+    {
+        size_t at = 0;
+        for (size_t c : {cap[0] * sizeof(affine_d<F>), cap[1] * sizeof(affine_d<F>),
+                         chunk_pairs * sizeof(D), chunk_pairs * sizeof(uint2),
+                         norms ? chunk_pairs * sizeof(D) : 0})
+            arena_place(at, c);
+        void *base = nullptr;
+        g16_status s = ex.arena(at, &base);
+        if (s)
+            return s;
+        uint8_t *b = (uint8_t *)base;
+        at = 0;
+        arena_borrow<affine_d<F>>(pts[0], b, at, cap[0]);
+        arena_borrow<affine_d<F>>(pts[1], b, at, cap[1]);
+        arena_borrow<D>(pre, b, at, chunk_pairs);
+        arena_borrow<uint2>(io, b, at, chunk_pairs);
+        if (norms)
+            arena_borrow<D>(nrm, b, at, chunk_pairs);
+        return G16_OK;
+    }
 
     g16_status alloc(Exec &ex, size_t gm, size_t gnb, const ba_tuning &tn)
     {
@@ -1289,20 +1383,26 @@ struct ba_round_bufs {
             max_threads = chunk_pairs + 32;
         cap[0] = gm / 2 + gnb;
         cap[1] = gm / 4 + gnb;
+        in_arena = tn.arena == 1;
+        norms = ba_den<F>::has_norm && tn.stored_norms;
         g16_status s;
         if ((s = ex.alloc(bounds, 4 * gnb, "MSM bucket bounds")) ||
             (s = ex.alloc(longest, 1, "MSM counts")) ||
             (s = ex.alloc(count, gnb + 1, "MSM run counts")) ||
             (s = ex.alloc(first, gnb + 1, "MSM run counts")) ||
-            (s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
-            (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
-            (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
-            (ba_den<F>::has_norm && tn.stored_norms &&
-             (s = ex.alloc(nrm, chunk_pairs, "MSM batch-affine denominators' norms"))) ||
-            (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices")) ||
             (s = ex.alloc(prod, max_threads, "MSM batch-affine denominators")) ||
             (s = ex.alloc(scratch, ba_inverse_scratch(max_threads), "MSM batch inversion")))
             return s;
+        if (in_arena) {
+            if ((s = arena_carve(ex)))
+                return s;
+        } else if ((s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
+                   (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")) ||
+                   (s = ex.alloc(pre, chunk_pairs, "MSM batch-affine denominators")) ||
+                   (norms && (s = ex.alloc(nrm, chunk_pairs, "MSM batch-affine denominators' norms"))) ||
+                   (s = ex.alloc(io, chunk_pairs, "MSM batch-affine pair indices"))) {
+            return s;
+        }
         if (!(host.p = (D *)malloc((tn.host_inverses ? tn.host_inverses : 1) * sizeof(D))))
             return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: host inversion buffer");
         return G16_OK;
@@ -1315,6 +1415,8 @@ struct ba_round_bufs {
             return G16_OK;
         cap[0] = gm / 2 + gnb;
         cap[1] = gm / 4 + gnb;
+        if (in_arena) /* between slices: nothing in the buffers is kept */
+            return arena_carve(ex);
         g16_status s;
         if ((s = ex.alloc(pts[0], cap[0], "MSM batch-affine sums")) ||
             (s = ex.alloc(pts[1], cap[1], "MSM batch-affine sums")))
@@ -1663,7 +1765,9 @@ struct ba_list_runs {
  * bases whose scalar is one) into *sum, the list cut into runs of tn.list_run points
  * (one run when 0 or n is smaller), each a bucket of the rounds, then the runs' XYZZ
  * sums added 4 at a time until one is left. The rounds run 2 log2(run / tail) host round
- * trips, so small lists keep the tree of XYZZ sums (ba_ones_use). */
+ * trips, so small lists keep the tree of XYZZ sums (ba_ones_use). With tn.list_piece the
+ * runs go through the rounds in pieces of at most that many points, each piece its own
+ * rounds into its runs' places, so the point buffers hold a piece. */
 template <class F, class Exec>
 g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const uint32_t *idx,
                        uint32_t n, const ba_tuning &tn, size_t *rounds)
@@ -1673,19 +1777,33 @@ g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const
     ba_round_bufs<F, Exec> bf;
     uint32_t L = tn.list_run && tn.list_run < n ? tn.list_run : (n ? n : 1);
     uint32_t NB = n ? (uint32_t)(((uint64_t)n + L - 1) / L) : 1;
+    /* A piece: whole runs, at least one. */
+    uint32_t P = n ? n : 1;
+    if (NB > 1 && tn.list_piece && tn.list_piece < n)
+        P = tn.list_piece < L ? L : tn.list_piece / L * L;
+    uint32_t NBP = (uint32_t)(((uint64_t)P + L - 1) / L); /* runs a piece holds at most */
     g16_status s;
-    if ((s = ex.alloc(bounds, 2 * (size_t)NB, "MSM bucket bounds")) || (s = bf.alloc(ex, n, NB, tn)) ||
-        (s = ex.prepare(1, 1, NB)) || (s = ex.run(NB, 128, ba_list_runs{bounds.p, bounds.p + NB, n, L})))
+    if ((s = ex.alloc(bounds, 2 * (size_t)NBP, "MSM bucket bounds")) || (s = bf.alloc(ex, P, NBP, tn)) ||
+        (s = ex.prepare(1, 1, NBP)))
         return s;
     *rounds = 0;
-    ba_source<F> src = ba_source<F>::list(bases, idx, nullptr);
-    if (NB == 1)
+    if (NB == 1) {
+        ba_source<F> src = ba_source<F>::list(bases, idx, nullptr);
+        if ((s = ex.run(1, 128, ba_list_runs{bounds.p, bounds.p + 1, n, L})))
+            return s;
         return ba_rounds<F>(ex, bf, sum, nullptr, src, bounds.p, bounds.p + 1, 1, tn, nullptr, rounds, 0);
+    }
     if ((s = ex.alloc(part[0], NB, "MSM list runs' sums")) ||
-        (s = ex.alloc(part[1], (NB + 3) / 4, "MSM list runs' sums")) ||
-        (s = ba_rounds<F>(ex, bf, part[0].p, nullptr, src, bounds.p, bounds.p + NB, NB, tn, nullptr,
-                          rounds, 0)))
+        (s = ex.alloc(part[1], (NB + 3) / 4, "MSM list runs' sums")))
         return s;
+    for (uint32_t p0 = 0; p0 < n; p0 += P) {
+        uint32_t np = n - p0 < P ? n - p0 : P, nb = (uint32_t)(((uint64_t)np + L - 1) / L);
+        ba_source<F> src = ba_source<F>::list(bases, idx + p0, nullptr);
+        if ((s = ex.run(nb, 128, ba_list_runs{bounds.p, bounds.p + nb, np, L})) ||
+            (s = ba_rounds<F>(ex, bf, part[0].p + p0 / L, nullptr, src, bounds.p, bounds.p + nb, nb,
+                              tn, nullptr, rounds, 0)))
+            return s;
+    }
     xyzz_d<F> *res;
     if ((s = ba_sum_tree<F>(ex, part[0].p, part[1].p, 1, NB, 4, &res)))
         return s;
