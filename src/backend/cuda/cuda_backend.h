@@ -204,7 +204,8 @@ g16_status cuda_fixed_base_g2(cuda_ctx *ctx, void *out, const void *table,
 /* Field arithmetic checks for the tests: run op over n element pairs on the device
  * (device=true, needs a GPU) or with the same code compiled for the host (device=false,
  * runs anywhere), in place: a[i] = a[i] op b[i]. op: 0 add, 1 sub, 2 mul, 3 sqr (of a),
- * 4 from Montgomery (of a), 5 inverse (of a; 0 for 0). field: 0 Fr, 1 Fp, 2 Fp2. a and b are host arrays of the
+ * 4 from Montgomery (of a), 5 inverse (of a; 0 for 0), 6 (Fp only) loose_mul's chain:
+ * (a b b)^2 with a and b raised by p where that stays below 8/7 p. field: 0 Fr, 1 Fp, 2 Fp2. a and b are host arrays of the
  * CPU's layout (32, 48 or 96 bytes per element). */
 g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void *a,
                             const void *b, size_t n);

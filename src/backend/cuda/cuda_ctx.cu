@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <new>
+#include <type_traits>
 
 /* Process-wide counts of cudaMalloc/cudaFree (cuda_alloc_counts). */
 static std::atomic<unsigned long long> g_mallocs{0}, g_frees{0}, g_trims{0};
@@ -786,8 +787,34 @@ __host__ __device__ void field_op(F *a, const F *b, size_t i, int op)
     case 2: a[i] = a[i] * b[i]; break;
     case 3: a[i] = sqr(a[i]); break;
     case 5: a[i] = inv(a[i]); break;
+    case 6:
+        if constexpr (std::is_same<F, fp_d>::value) {
+            /* Fp's loose products (loose_mul) on operands at their loosest: a + p and b + p
+             * where those stay below 8/7 p, as the batch-affine walk's values; two
+             * products, then sqr's and operator*'s reductions bring (a b b)^2 below p. */
+            F x = loose_add_p(a[i]), y = loose_add_p(b[i]);
+            F t = loose_mul(loose_mul(x, y), y);
+            a[i] = sqr(t);
+        }
+        break;
     default: break;
     }
+}
+
+/* a + p when that is below 8/7 p (a below p / 7: its top limb below p's / 8), else a. */
+__host__ __device__ inline fp_d loose_add_p(const fp_d &a)
+{
+    constexpr int N = fp_d::N;
+    if (a.v[N - 1] >= fp_d::p(N - 1) / 8)
+        return a;
+    fp_d r;
+    uint64_t c = 0;
+    for (int k = 0; k < N; k++) {
+        c += (uint64_t)a.v[k] + fp_d::p(k);
+        r.v[k] = (uint32_t)c;
+        c >>= 32;
+    }
+    return r;
 }
 
 template <class F>
@@ -882,8 +909,9 @@ static g16_status field_check(cuda_ctx *ctx, int op, bool device, void *a, const
 extern "C" g16_status cuda_field_check(cuda_ctx *ctx, int field, int op, bool device, void *a,
                                        const void *b, size_t n)
 {
-    if (op < 0 || op > 5)
-        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_field_check: op %d", op);
+    if (op < 0 || op > 6 || (op == 6 && field != 1))
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_field_check: op %d of field %d", op,
+                           field);
     if (ctx)
         cudaSetDevice(ctx->device);
     switch (field) {

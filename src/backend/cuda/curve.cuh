@@ -141,6 +141,19 @@ G16_HD affine_d<F> affine_add_chord(const affine_d<F> &a, const affine_d<F> &b, 
     return r;
 }
 
+/* affine_add_chord for Fp (G1) with inv_dx loosely reduced (below 1.17 p: loose_mul) and
+ * the slope left so (below 1.15 p); x3 and y3 come out canonical (sqr and operator*
+ * reduce them). */
+G16_HD affine_d<fp_d> affine_add_chord_loose(const affine_d<fp_d> &a, const affine_d<fp_d> &b,
+                                             const fp_d &inv_dx)
+{
+    fp_d lambda = loose_mul(b.y - a.y, inv_dx);
+    affine_d<fp_d> r;
+    r.x = sqr(lambda) - a.x - b.x;
+    r.y = lambda * (a.x - r.x) - a.y;
+    return r;
+}
+
 /* Whether a + b is a chord (affine_add_chord applies), with its denominator b.x - a.x in
  * *d (meaningful only when it is). */
 template <class F>

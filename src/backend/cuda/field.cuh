@@ -486,6 +486,24 @@ G16_HD mont<P> lazy_mul(const mont<P> &w, const mont<P> &x)
     return r;
 }
 
+/* Fp's product without its final subtraction, for loosely reduced operands. Fp's p is
+ * below R / 8 (2^381, R = 2^384: Fr's is not), so for a < k p and b < l p with k, l <= 4
+ * mont_mul_unreduced's partial sums stay below (a + p) 2^32 < 2^(32 (N + 1)) (what its
+ * accumulators hold) and the result below a b / R + p < p (1 + k l / 8). A chain of them
+ * by canonical factors stays below 8/7 p (k = 1 + k / 8); a canonical operand times such
+ * a value is below 2p, which operator*'s one subtraction and sqr's bring below p; the
+ * product of two of them is below 1.17 p. The batch-affine walk keeps its running
+ * products and inverses so (msm_batch_affine.cuh: one subtraction fewer for each of a
+ * pair's three chain products and the slope, on their latency path). */
+template <class P>
+G16_HD mont<P> loose_mul(const mont<P> &a, const mont<P> &b)
+{
+    static_assert(mont<P>::p(P::N - 1) < (1u << 29), "loose_mul needs p < R / 8");
+    mont<P> r;
+    mont_mul_unreduced(r, a, b);
+    return r;
+}
+
 /* Montgomery squaring a^2 / 2^(32N) mod p for a below p: the square first (SOS, separated
  * operand scanning), each product a_i a_j of i < j once, then doubled, then the diagonal
  * a_i^2 added: N (N + 1) / 2 limb products where operator* takes N^2 (78 against 144 for
@@ -501,7 +519,8 @@ G16_HD mont<P> lazy_mul(const mont<P> &w, const mont<P> &x)
  *     would cost a chain to the top each time, so they wait in cv[] (at most two a limb,
  *     all at limbs >= N, which no later m reads) and join t's upper half in one chain at
  *     the end.
- * Bounds: a^2 / 2^(32N) + p < 2p, reduced once, as operator*'s. */
+ * Bounds: a^2 / 2^(32N) + p < 2p, reduced once, as operator*'s; for Fp also with a below
+ * 2p (loose_mul's values: a^2 / R < p / 2). */
 template <class P>
 G16_HD mont<P> sqr(const mont<P> &a)
 {

@@ -475,7 +475,8 @@ G16_HD uint32_t ba_thread_pairs(uint32_t j0, uint32_t qn, uint32_t K)
 }
 
 /* Thread t's pairs: pre[j] = the product of its denominators (their norms, ba_den) up to
- * pair j (chunk-local), prod[t] = all of them, io[j] = pair j's first point and
+ * pair j (chunk-local), loosely reduced (loose_mul: below 8/7 p), prod[t] = all of them
+ * (canonical), io[j] = pair j's first point and
  * destination (ba_locate). PF: the next pair's x's are loaded while the current one is
  * multiplied in. SN (G2): nrm[j] = pair j's norm as well, so that ba_add reads it rather
  * than squaring twice again. */
@@ -510,7 +511,7 @@ struct ba_denominators {
                 D nj = ba_den<F>::norm(ba_denominator(src, p.x, a, c));
                 if constexpr (SN)
                     nrm[j] = nj;
-                acc = acc * nj;
+                acc = loose_mul(acc, nj);
                 pre[j] = acc;
                 if (!more)
                     break;
@@ -526,7 +527,7 @@ struct ba_denominators {
                 }
             }
         }
-        prod[t] = acc;
+        prod[t] = lazy_canon(acc); /* the batch inversion's levels and the CPU take it */
     }
 };
 
@@ -557,7 +558,8 @@ G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
  * which the sum loads anyway, or with SN its norm read from nrm[j], loaded before the
- * sum); the pair's sum goes out. PF as in ba_denominators. */
+ * sum), both products loosely reduced (loose_mul) and G1's slope too
+ * (affine_add_chord_loose); the pair's sum goes out. PF as in ba_denominators. */
 template <class F, bool PF, bool SN = false>
 struct ba_add {
     typedef typename ba_den<F>::type D;
@@ -584,7 +586,7 @@ struct ba_add {
             if (more) {
                 if constexpr (SN)
                     nj = load_global(&nrm[j]);
-                inv_j = inv * pre[j - 32];
+                inv_j = loose_mul(inv, pre[j - 32]);
                 if (PF) {
                     pn = io[j - 32];
                     an = src.load(pn.x);
@@ -594,7 +596,10 @@ struct ba_add {
             /* The chord inline; the rare pairs (a point at infinity, equal x) by a call. */
             F d;
             if (affine_add_is_chord(a, c, &d)) {
-                out[p.y] = affine_add_chord(a, c, ba_den<F>::inverse(d, inv_j));
+                if constexpr (std::is_same<F, fp_d>::value)
+                    out[p.y] = affine_add_chord_loose(a, c, inv_j);
+                else
+                    out[p.y] = affine_add_chord(a, c, ba_den<F>::inverse(d, inv_j));
             } else if constexpr (ba_tangent_batched<F>::value) {
                 d = affine_add_denominator(a, c);
                 ba_add_special<F>(out + p.y, src, p.x, inv_j);
@@ -605,9 +610,9 @@ struct ba_add {
             if (!more)
                 break;
             if constexpr (SN)
-                inv = inv * nj;
+                inv = loose_mul(inv, nj);
             else
-                inv = inv * ba_den<F>::norm(d);
+                inv = loose_mul(inv, ba_den<F>::norm(d));
             j -= 32;
             if (PF) {
                 p = pn;
