@@ -282,8 +282,9 @@ static bool key_streams(backend *be, const key_points *pts, size_t count,
     uint64_t free_bytes = m.device_total - m.device_used + m.pool_bytes;
     uint64_t part = backend_partition_device_bytes(pk, false, be->msm_glv, be->msm_slice_digits,
                                                    be->msm_arena);
-    if (be->msm_arena && m.arena_bytes < backend_msm_arena_bytes(pk, be->msm_glv))
-        part += backend_msm_arena_bytes(pk, be->msm_glv) - m.arena_bytes;
+    uint64_t arena = be->msm_arena ? backend_msm_arena_bytes(pk, be->msm_glv) : 0;
+    if (arena > m.arena_bytes) /* the arena still to grow */
+        part += arena - m.arena_bytes;
     return need + part > free_bytes;
 }
 

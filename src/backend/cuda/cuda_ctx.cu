@@ -405,8 +405,7 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->stream)
         cudaStreamSynchronize(ctx->stream);
-    if (ctx->shared)
-        cuda_ctx_arena_give(ctx);
+    cuda_ctx_arena_give(ctx);
     if (ctx->ntt_cache_free)
         ctx->ntt_cache_free(ctx->ntt_cache);
     for (int i = 0; i < ctx->pool_blocks; i++)

@@ -129,26 +129,25 @@ G16_HD affine_d<F> affine_neg(const affine_d<F> &a)
     return affine_d<F>{a.x, neg(a.y)};
 }
 
+/* The chord's slope dy * inv_dx. In Fp (G1) it is left loosely reduced (loose_mul: below
+ * 1.15 p for inv_dx below 1.17 p, as the batch-affine walk's inverses are), which sqr and
+ * operator* reduce in affine_add_chord, so x3 and y3 come out canonical; in Fp2 the
+ * product. */
+G16_HD fp_d chord_slope(const fp_d &dy, const fp_d &inv_dx) { return loose_mul(dy, inv_dx); }
+template <class F>
+G16_HD F chord_slope(const F &dy, const F &inv_dx)
+{
+    return dy * inv_dx;
+}
+
 /* a + b along the chord, given inv_dx = (b.x - a.x)^-1: neither point at infinity and
- * a.x != b.x (affine_add_is_chord says so; affine_add_with_inverse takes every case). */
+ * a.x != b.x (affine_add_is_chord says so; affine_add_with_inverse takes every case); in
+ * Fp inv_dx may be loosely reduced (chord_slope). */
 template <class F>
 G16_HD affine_d<F> affine_add_chord(const affine_d<F> &a, const affine_d<F> &b, const F &inv_dx)
 {
-    F lambda = (b.y - a.y) * inv_dx;
+    F lambda = chord_slope(b.y - a.y, inv_dx);
     affine_d<F> r;
-    r.x = sqr(lambda) - a.x - b.x;
-    r.y = lambda * (a.x - r.x) - a.y;
-    return r;
-}
-
-/* affine_add_chord for Fp (G1) with inv_dx loosely reduced (below 1.17 p: loose_mul) and
- * the slope left so (below 1.15 p); x3 and y3 come out canonical (sqr and operator*
- * reduce them). */
-G16_HD affine_d<fp_d> affine_add_chord_loose(const affine_d<fp_d> &a, const affine_d<fp_d> &b,
-                                             const fp_d &inv_dx)
-{
-    fp_d lambda = loose_mul(b.y - a.y, inv_dx);
-    affine_d<fp_d> r;
     r.x = sqr(lambda) - a.x - b.x;
     r.y = lambda * (a.x - r.x) - a.y;
     return r;

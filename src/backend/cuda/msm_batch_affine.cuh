@@ -558,8 +558,8 @@ G16_POINT_FN affine_d<F> ba_add_special_ref(const affine_d<F> &a, const affine_d
 /* The walk back: inv = 1 / (product of the thread's denominators); for its pairs from the
  * last: 1 / d_j = inv * pre[j - 32], then inv *= d_j (d_j recomputed from the points,
  * which the sum loads anyway, or with SN its norm read from nrm[j], loaded before the
- * sum), both products loosely reduced (loose_mul) and G1's slope too
- * (affine_add_chord_loose); the pair's sum goes out. PF as in ba_denominators. */
+ * sum), both products loosely reduced (loose_mul) and G1's slope too (chord_slope); the
+ * pair's sum goes out. PF as in ba_denominators. */
 template <class F, bool PF, bool SN = false>
 struct ba_add {
     typedef typename ba_den<F>::type D;
@@ -596,10 +596,7 @@ struct ba_add {
             /* The chord inline; the rare pairs (a point at infinity, equal x) by a call. */
             F d;
             if (affine_add_is_chord(a, c, &d)) {
-                if constexpr (std::is_same<F, fp_d>::value)
-                    out[p.y] = affine_add_chord_loose(a, c, inv_j);
-                else
-                    out[p.y] = affine_add_chord(a, c, ba_den<F>::inverse(d, inv_j));
+                out[p.y] = affine_add_chord(a, c, ba_den<F>::inverse(d, inv_j));
             } else if constexpr (ba_tangent_batched<F>::value) {
                 d = affine_add_denominator(a, c);
                 ba_add_special<F>(out + p.y, src, p.x, inv_j);
