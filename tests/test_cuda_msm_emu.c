@@ -352,22 +352,6 @@ int main(void)
             CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, (t + mix) % 4, t);
     for (int mix = 0; mix < MIX_COUNT; mix++)
         CHECK_CASE(g2, 2, pool2, (size_t)300, 6u, mix, (mix + 1) % 4, 3 + mix % 2);
-    /* G1's walk and sums as two kernels (G16_GPU_MSM_APART: ba_walk over the stored
-     * denominators, ba_chords a pair a thread), across the tunings that change a chunk's
-     * shape: pairs a thread, chunks of 37 and 64, prefetches, GLV, slices, the arena, and
-     * the ones' lists. A wrong inverse's slot or a denominator of the wrong pair changes
-     * the MSM. */
-    setenv("G16_GPU_MSM_APART", "1", 1);
-    const int apart_tunings[] = {0, 1, 2, 6, 11};
-    for (size_t at = 0; at < sizeof apart_tunings / sizeof apart_tunings[0]; at++)
-        for (int mix = 0; mix < MIX_COUNT; mix++) {
-            int t = apart_tunings[at];
-            CHECK_CASE(g1, 1, pool1, (size_t)1000, 6u + (unsigned)(at % 3), mix, (t + mix) % 4, t);
-        }
-    for (int t = 0; t < 3; t++)
-        CHECK_SUM(g1, 1, pool1, (size_t)5000, t, t);
-    CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, 0, 1, 1); /* G2 keeps ba_add */
-    unsetenv("G16_GPU_MSM_APART");
     setenv("G16_GPU_MSM_NORMS", "0", 1);
     for (int mix = 0; mix < MIX_COUNT; mix++)
         CHECK_CASE(g2, 2, pool2, (size_t)300, 5u, mix, mix % 4, 1);

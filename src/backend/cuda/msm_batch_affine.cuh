@@ -85,11 +85,7 @@
  *                     partition's memory model whatever the count of ones (0: one piece);
  *   arena             the rounds' point buffers and a chunk's running products and pair
  *                     indices (ba_round_bufs) come from the executor's arena (a device's
- *                     contexts take it in turn: cuda_ctx_arena_take) instead of its pool;
- *   apart             G1's ba_add as two kernels: the walk back's chain of inverses
- *                     (ba_walk, over denominators ba_denominators stored) and each pair's
- *                     sum on its own (ba_chords), so that neither holds the other's
- *                     registers (ba_add's ~200 leave 2 warps a scheduler). */
+ *                     contexts take it in turn: cuda_ctx_arena_take) instead of its pool. */
 struct ba_tuning {
     uint32_t tail, group_points, target_threads, host_inverses, wide_levels_from, max_pairs;
     unsigned block;     /* threads per block of ba_add; 0: by field (ba_pair_block) */
@@ -106,7 +102,6 @@ struct ba_tuning {
     uint32_t list_run;
     uint32_t list_piece;
     int arena;
-    int apart; /* G1: the walk back (ba_walk) and the pairs' sums (ba_chords) as two kernels */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -124,8 +119,7 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with the rounds,
  * G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
- * or on whatever the width (ba_split_use), G16_GPU_MSM_APART=1 G1's walk and sums as two
- * kernels (ba_walk, ba_chords). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
+ * or on whatever the width (ba_split_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
  * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
@@ -165,7 +159,7 @@ void ba_env_bit(const char *name, int *v)
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
-                   BA_LIST_RUN, 0, 0, 0};
+                   BA_LIST_RUN, 0, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -183,7 +177,6 @@ ba_tuning ba_tuning_default(void)
     ba_env_bit("G16_GPU_MSM_SORT_AHEAD", &t.sort_ahead);
     ba_env_bit("G16_GPU_MSM_NORMS", &t.stored_norms);
     ba_env_bit("G16_GPU_MSM_SPLIT", &t.split);
-    ba_env_bit("G16_GPU_MSM_APART", &t.apart);
     env = getenv("G16_GPU_MSM_SLICE_POINTS");
     if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
         t.slice_points = (uint32_t)atol(env);
@@ -628,52 +621,6 @@ struct ba_add {
                 c = src.load(p.x + 1);
             }
         }
-    }
-};
-
-/* tn.apart (G1), the walk back alone: thread t's pairs from the last, 1 / d_j = inv *
- * pre[j - 32] written over pre[j] (which the walk read one pair earlier, as pair j + 32's
- * factor), then inv *= d_j with d_j as ba_denominators stored it (den: the very factor its
- * running product took, chord or not). Registers: the chain's two values and a
- * product's, so many warps a scheduler cover the chain's latency. */
-template <class D>
-struct ba_walk {
-    D *pre;
-    const D *prod_inv, *den;
-    uint32_t qn, K;
-    G16_HD void operator()(uint32_t t) const
-    {
-        uint32_t j0 = ba_first_pair(t, K), n = ba_thread_pairs(j0, qn, K);
-        if (n == 0)
-            return;
-        D inv = prod_inv[t];
-        for (uint32_t j = j0 + 32 * (n - 1); j > j0; j -= 32) {
-            D dj = load_global(&den[j]);
-            pre[j] = loose_mul(inv, pre[j - 32]);
-            inv = loose_mul(inv, dj);
-        }
-        pre[j0] = inv;
-    }
-};
-
-/* tn.apart (G1), the sums: thread j sums pair j with its inverse from ba_walk (the
- * chord inline, the rare pairs by ba_add_special as ba_add does), independent of every
- * other pair: no chain, no prefetch. */
-template <class F>
-struct ba_chords {
-    affine_d<F> *out;
-    const F *inv;
-    const uint2 *io;
-    ba_source<F> src;
-    G16_HD void operator()(uint32_t j) const
-    {
-        uint2 p = io[j];
-        affine_d<F> a = src.load(p.x), c = src.load(p.x + 1);
-        F inv_j = load_global(&inv[j]), d;
-        if (affine_add_is_chord(a, c, &d))
-            out[p.y] = affine_add_chord(a, c, inv_j);
-        else
-            ba_add_special<F>(out + p.y, src, p.x, inv_j);
     }
 };
 
@@ -1355,23 +1302,6 @@ g16_status ba_pair_chunk(Exec &ex, ba_source<F> src, D *pre, D *prod, uint2 *io,
         if (tn.stored_norms)
             return chunk(std::false_type{}, std::false_type{}, std::true_type{});
     }
-    if constexpr (ba_tangent_batched<F>::value) {
-        if (tn.apart) { /* ba_denominators stores each pair's denominator in nrm */
-            auto den = [&](auto den_prefetch) -> g16_status {
-                constexpr bool DPF = decltype(den_prefetch)::value;
-                return ex.run(T, ba_den_block<F>(tn),
-                              ba_denominators<F, DPF, true>{pre, prod, io, src, first, s_cur, NB, q0,
-                                                            qn, K, nrm});
-            };
-            bool dpf = tn.den_prefetch < 0 ? tn.prefetch != 0 : tn.den_prefetch != 0;
-            g16_status s;
-            if ((s = dpf ? den(std::true_type{}) : den(std::false_type{})) ||
-                (s = batch_inverse<D>(ex, prod, T, scratch, host, tn)) ||
-                (s = ex.run(T, 128, ba_walk<D>{pre, prod, nrm, qn, K})))
-                return s;
-            return ex.run(qn, 128, ba_chords<F>{out, pre, io, src});
-        }
-    }
     if constexpr (ba_prefetch<F>::value) {
         bool add = tn.prefetch != 0, den = tn.den_prefetch < 0 ? add : tn.den_prefetch != 0;
         if (add && den)
@@ -1396,7 +1326,7 @@ struct ba_round_bufs {
     typename Exec::template buf<unsigned long long> count, first;
     typename Exec::template buf<affine_d<F>> pts[2];
     typedef typename ba_den<F>::type D; /* the denominators' field */
-    typename Exec::template buf<D> pre, prod, scratch, nrm; /* nrm: G2's norms (ba_den), G1's denominators with tn.apart */
+    typename Exec::template buf<D> pre, prod, scratch, nrm; /* nrm: G2's norms (ba_den) */
     typename Exec::template buf<uint2> io;
     host_buf<D> host;
     size_t cap[2];
@@ -1442,9 +1372,7 @@ struct ba_round_bufs {
     {
         /* Pairs per chunk: their running products and indices stay within tn.chunk_bytes
          * (each chunk pays its batch inversion's levels and a host round trip). */
-        bool apart = ba_tangent_batched<F>::value && tn.apart; /* a denominator a pair more */
-        size_t chunk = tn.chunk_pairs ? tn.chunk_pairs
-                                      : tn.chunk_bytes / ((apart ? 2 : 1) * sizeof(D) + sizeof(uint2));
+        size_t chunk = tn.chunk_pairs ? tn.chunk_pairs : tn.chunk_bytes / (sizeof(D) + sizeof(uint2));
         chunk_pairs = (uint32_t)(gm / 2 < chunk ? gm / 2 : chunk);
         if (chunk_pairs == 0)
             chunk_pairs = 1;
@@ -1458,7 +1386,7 @@ struct ba_round_bufs {
         cap[0] = gm / 2 + gnb;
         cap[1] = gm / 4 + gnb;
         in_arena = tn.arena == 1;
-        norms = (ba_den<F>::has_norm && tn.stored_norms) || apart;
+        norms = ba_den<F>::has_norm && tn.stored_norms;
         g16_status s;
         if ((s = ex.alloc(bounds, 4 * gnb, "MSM bucket bounds")) ||
             (s = ex.alloc(longest, 1, "MSM counts")) ||
