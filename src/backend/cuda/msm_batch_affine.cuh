@@ -69,7 +69,8 @@
  *   target_threads    pairs per thread from 1 to max_pairs, fewer when a chunk has too
  *                     few pairs to give this many threads work (late rounds, small MSMs);
  *   max_pairs         the most pairs a thread (the batch inversion's first level has a
- *                     value per thread, so more pairs a thread make it smaller);
+ *                     value per thread, so more pairs a thread make it smaller); 0: by
+ *                     field (ba_max_pairs);
  *   host_inverses     the batch inversion's levels run on the device until at most this
  *                     many values are left, which the CPU inverts (a Fermat chain in one
  *                     GPU thread is ~570 dependent products, ~0.5 ms);
@@ -108,7 +109,8 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
 
 /* G16_GPU_MSM_TAIL overrides the tail, G16_GPU_MSM_BLOCK the pair kernels' block size,
  * G16_GPU_MSM_PREFETCH=0|1 G1's prefetch, G16_GPU_MSM_DEN_BLOCK and _DEN_PREFETCH the
- * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread,
+ * same for ba_denominators alone, G16_GPU_MSM_PAIRS the most pairs a thread (both
+ * fields; ba_max_pairs),
  * G16_GPU_MSM_LIST_RUN the points a run of a list sum (0: one run; BA_LIST_RUN),
  * G16_GPU_MSM_CHUNK_MIB the bytes of a chunk's running products and pair indices
  * (default 4096, BA_CHUNK_BYTES), G16_GPU_MSM_GROUP_POINTS the digits a group of
@@ -123,8 +125,8 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
  * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
- * 37; bench/NOTES.md). Run 40: 32 or 64 pairs a thread, G1's ba_denominators without its
- * prefetch, G2's in blocks of 64: all within 2% of these defaults. */
+ * 37; bench/NOTES.md). Run 40: G1's ba_denominators without its prefetch, G2's in blocks
+ * of 64: within 2% of these defaults; pairs a thread: ba_max_pairs. */
 /* A round's pairs go through in chunks whose running products and indices (56 bytes a
  * pair) take at most this much: each chunk pays its batch inversion's levels (latency-
  * bound chains) and a host round trip, ~0.3 ms. 4 GiB: G1 dense 2^26 375.2 -> 368.9 ms,
@@ -158,7 +160,7 @@ void ba_env_bit(const char *name, int *v)
 
 ba_tuning ba_tuning_default(void)
 {
-    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 16, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
+    ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
                    BA_LIST_RUN, 0, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
@@ -1261,10 +1263,23 @@ unsigned ba_den_block(const ba_tuning &tn)
     return tn.den_block ? tn.den_block : ba_pair_block<F>(tn);
 }
 
+/* The most pairs a thread: tn.max_pairs, else 64 for G1 and 16 for G2. Run 90 (H200, one
+ * binary, G16_GPU_MSM_PAIRS): G1 dense 2^26 356.3 / 352.4 / 349.7 ms with 16 / 32 / 64, 2^27
+ * 674.0 / 663.7 / 663.3: the batch inversion's levels (24 ms of 2^27's kernels at 16,
+ * run 90's profile) shrink with the first level, and the walks' extra length costs
+ * little. Run 40, before 4 GiB chunks, had found G1 within 1% and G2 +0.3 to +0.5%
+ * (G2's walk carries Fp2 points through a longer loop). */
+template <class F>
+uint32_t ba_max_pairs(const ba_tuning &tn)
+{
+    return tn.max_pairs ? tn.max_pairs : sizeof(F) <= 48 ? 64u : 16u;
+}
+
 /* Pairs per thread for a chunk of qn pairs. */
+template <class F>
 uint32_t ba_pairs_per_thread(uint32_t qn, const ba_tuning &tn)
 {
-    uint32_t k = qn / tn.target_threads, most = tn.max_pairs;
+    uint32_t k = qn / tn.target_threads, most = ba_max_pairs<F>(tn);
     return k < 1 ? 1 : k > most ? most : k;
 }
 
@@ -1379,7 +1394,7 @@ struct ba_round_bufs {
         /* ba_pairs_per_thread keeps the threads of any chunk within this: at most 2
          * targets with fewer than max_pairs pairs a thread, the pairs / max_pairs with
          * max_pairs, and never more than the pairs (rounded up to a warp). */
-        uint32_t most = 2 * tn.target_threads, by_max = chunk_pairs / tn.max_pairs;
+        uint32_t most = 2 * tn.target_threads, by_max = chunk_pairs / ba_max_pairs<F>(tn);
         uint32_t max_threads = (by_max > most ? by_max : most) + 64;
         if (max_threads > chunk_pairs + 32)
             max_threads = chunk_pairs + 32;
@@ -1470,7 +1485,7 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
             return s;
         for (uint32_t q0 = 0; q0 < pairs; q0 += bf.chunk_pairs) {
             uint32_t qn = pairs - q0 < bf.chunk_pairs ? pairs - q0 : bf.chunk_pairs;
-            uint32_t K = ba_pairs_per_thread(qn, tn), T = ba_threads(qn, K);
+            uint32_t K = ba_pairs_per_thread<F>(qn, tn), T = ba_threads(qn, K);
             if ((s = ba_pair_chunk<F>(ex, src, bf.pre.p, bf.prod.p, bf.io.p, bf.nrm.p, bf.first.p, s_cur, NB,
                                       q0, qn, K, T, bf.scratch.p, bf.host.p, out, tn)))
                 return s;
