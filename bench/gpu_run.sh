@@ -240,8 +240,10 @@ for step in "${steps[@]}"; do
       row test_cuda_arith_device "skipped: not built or carried"
     fi
     run test_cuda_msm 300 build-gpu/test_cuda_msm
-    grep -hsE 'bucket accumulation|differ|FAIL|checks' "$logs"/test_cuda_arith_device.txt \
-      "$logs"/test_cuda_msm.txt | head -20 | sed 's/^/    /' || true
+    # The verdicts first (checks, failures), then the paths the MSMs took.
+    grep -hsE 'differ|FAIL|checks' "$logs"/test_cuda_arith_device.txt "$logs"/test_cuda_msm.txt |
+      head -12 | sed 's/^/    /' || true
+    grep -hs 'bucket accumulation' "$logs"/test_cuda_msm.txt | head -10 | sed 's/^/    /' || true
     ;;
   ab)
     # Builds side by side in one call: AB_RUNS lists BINARY[:VAR=VALUE,...] entries
