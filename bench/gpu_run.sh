@@ -188,15 +188,16 @@ bundle() {
 # unpacked into build-gpu/ in place of a build (the g16 CLI finds libjansson in the .debs'
 # private prefix). The build step, if asked for, still builds and replaces them.
 # Either one archive (bins.tar.xz, today's device-pack.sh) or one .xz a binary (before).
-carried=0
+carried=0 carried_names=
 if ls build-var/*.xz >/dev/null 2>&1; then
   mkdir -p build-gpu
   for f in build-var/*.xz; do
     case $f in
-    *.tar.xz)
-      tar xJf "$f" -C build-gpu 2>/dev/null ||
-        python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' \
-          "$f" build-gpu
+    *.tar.xz) # the archive's member names, as extracted (./NAME)
+      carried_names+="$( (tar xJvf "$f" -C build-gpu 2>/dev/null ||
+        python3 -c 'import sys, tarfile
+t = tarfile.open(sys.argv[1], "r:xz"); t.extractall(sys.argv[2]); print("\n".join(t.getnames()))' \
+          "$f" build-gpu) | grep -vE '^\.?/?$' | xargs -rn1 basename | tr '\n' ' ')"
       continue
       ;;
     esac
@@ -204,12 +205,12 @@ if ls build-var/*.xz >/dev/null 2>&1; then
     xz -dc "$f" >"$o" 2>/dev/null ||
       python3 -c 'import lzma, sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$f" >"$o"
     chmod +x "$o"
+    carried_names+="$(basename "$o") "
   done
   unpack_debs || true
   export LD_LIBRARY_PATH=/tmp/g16-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   carried=1
-  row carried "$( (ls build-var/*.xz | grep -v '\.tar\.xz$'; tar tJf build-var/bins.tar.xz 2>/dev/null |
-    grep -v '/$') | xargs -rn1 basename | sed 's/\.xz$//' | tr '\n' ' ')from $(cat build-var/COMMIT 2>/dev/null | tr '\n' ' ')"
+  row carried "${carried_names}from $(cat build-var/COMMIT 2>/dev/null | tr '\n' ' ')"
 fi
 [ -x $g16 ] || [ $carried = 1 ] || [[ " ${steps[*]} " == *" build "* ]] || build
 for step in "${steps[@]}"; do

@@ -777,6 +777,22 @@ extern "C" bool cuda_host_is_pinned(const void *host)
 
 /* --- arithmetic checks ------------------------------------------------------------------ */
 
+/* a + p when that is below 8/7 p (a below p / 7: its top limb below p's / 8), else a. */
+__host__ __device__ inline fp_d loose_add_p(const fp_d &a)
+{
+    constexpr int N = fp_d::N;
+    if (a.v[N - 1] >= fp_d::p(N - 1) / 8)
+        return a;
+    fp_d r;
+    uint64_t c = 0;
+    for (int k = 0; k < N; k++) {
+        c += (uint64_t)a.v[k] + fp_d::p(k);
+        r.v[k] = (uint32_t)c;
+        c >>= 32;
+    }
+    return r;
+}
+
 template <class F>
 __host__ __device__ void field_op(F *a, const F *b, size_t i, int op)
 {
@@ -798,22 +814,6 @@ __host__ __device__ void field_op(F *a, const F *b, size_t i, int op)
         break;
     default: break;
     }
-}
-
-/* a + p when that is below 8/7 p (a below p / 7: its top limb below p's / 8), else a. */
-__host__ __device__ inline fp_d loose_add_p(const fp_d &a)
-{
-    constexpr int N = fp_d::N;
-    if (a.v[N - 1] >= fp_d::p(N - 1) / 8)
-        return a;
-    fp_d r;
-    uint64_t c = 0;
-    for (int k = 0; k < N; k++) {
-        c += (uint64_t)a.v[k] + fp_d::p(k);
-        r.v[k] = (uint32_t)c;
-        c >>= 32;
-    }
-    return r;
 }
 
 template <class F>
