@@ -373,20 +373,22 @@ for step in "${steps[@]}"; do
     # first LDS lines of a shaped and the general kernel (their addressing).
     cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
     "$cuobj" -sass build-gpu/bench_gpu_ntt >"$logs/ntt.sass" 2>&1
-    # <DIT, INV, LAZY, FULL, K, ILO, NEG>: forward DIT lazy of shape 9/0 and 9/2, FULL
-    # reading its shape, general, reduced; the negacyclic DIT (H, snarkjs) of shape 9/0;
-    # then the forward DIF (plain transforms) of shape 9/2 and the inverse DIF's FULL
-    # (inverse transforms have no shaped kernels). (Itanium mangling: ILO -1 is Lin1E.)
-    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb0E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0E \
-             k_ntt_passILb1ELb0ELb1ELb1ELj0ELin1ELb0E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0E \
-             k_ntt_passILb1ELb0ELb0ELb0ELj0ELin1ELb0E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb1E \
-             k_ntt_passILb0ELb0ELb1ELb1ELj9ELi2ELb0E k_ntt_passILb0ELb1ELb1ELb1ELj0ELin1ELb0E; do
+    # <DIT, INV, LAZY, FULL, K, ILO, NEG, T = 256 threads>: forward DIT lazy of shape 9/0
+    # and 9/2, FULL reading its shape, general, reduced; the negacyclic DIT (H, snarkjs) of
+    # shape 9/0; then the forward DIF (plain transforms) of shape 9/2 and the inverse DIF's
+    # FULL (inverse transforms have no shaped kernels); last, H's fused pass <LAZY, FULL,
+    # K, NEG, T> of 9 stages (G16_GPU_NTT_FUSE=1). (Itanium mangling: ILO -1 is Lin1E.)
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0ELj256E \
+             k_ntt_passILb1ELb0ELb1ELb1ELj0ELin1ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0ELj256E \
+             k_ntt_passILb1ELb0ELb0ELb0ELj0ELin1ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb1ELj256E \
+             k_ntt_passILb0ELb0ELb1ELb1ELj9ELi2ELb0ELj256E k_ntt_passILb0ELb1ELb1ELb1ELj0ELin1ELb0ELj256E \
+             k_ntt_fusedILb1ELb1ELj9ELb1ELj256E; do
       ops=$(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
         grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*' | awk '{ print $NF }')
       echo "    $k: $(echo "$ops" | wc -l) instructions; $(echo "$ops" | sort | uniq -c |
         sort -rn | head -10 | awk '{ printf "%s %s, ", $2, $1 }')"
     done
-    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0E; do
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0ELj256E; do
       echo "    $k: $(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
         grep -oE 'LDS[^;]*' | head -8 | tr '\n' ' ')"
     done

@@ -35,17 +35,27 @@ static unsigned g_kmax, g_tile;
  * p (G16_GPU_NTT_LAZY), whole tiles by the FULL kernels or the general one
  * (G16_GPU_NTT_FULL), passes of 8-10 stages by kernels built for their shape or by the
  * FULL kernel that reads it (G16_GPU_NTT_SHAPES), H (snarkjs) by the negacyclic forward
- * transform or by the coset factor's products (G16_GPU_NTT_NEGACYCLIC; the last mode,
- * which checks H alone). */
+ * transform or by the coset factor's products (G16_GPU_NTT_NEGACYCLIC), H's middle passes
+ * fused (G16_GPU_NTT_FUSE) and the FULL kernels' threads a block (G16_GPU_NTT_THREADS).
+ * Modes that change H alone (no negacyclic, fused) check H alone; the threads a block
+ * change nothing an emulation runs, so those modes run on the GPU only. */
 typedef struct {
-    const char *name, *lazy, *full, *shapes, *negacyclic;
+    const char *name, *lazy, *full, *shapes, *negacyclic, *fuse, *threads;
 } ntt_mode;
 static const ntt_mode g_modes[] = {
-    {"lazy", "1", "1", "1", "1"},
-    {"lazy, no shapes", "1", "1", "0", "1"},
-    {"lazy, general kernel", "1", "0", "1", "1"},
-    {"reduced", "0", "1", "1", "1"},
-    {"lazy, H by coset factors", "1", "1", "1", "0"},
+    {"lazy", "1", "1", "1", "1", "0", "256"},
+    {"lazy, no shapes", "1", "1", "0", "1", "0", "256"},
+    {"lazy, general kernel", "1", "0", "1", "1", "0", "256"},
+    {"reduced", "0", "1", "1", "1", "0", "256"},
+    {"lazy, H by coset factors", "1", "1", "1", "0", "0", "256"},
+    {"lazy, H fused", "1", "1", "1", "1", "1", "256"},
+    {"lazy, H fused, no shapes", "1", "1", "0", "1", "1", "256"},
+    {"lazy, H fused, general kernel", "1", "0", "1", "1", "1", "256"},
+    {"reduced, H fused", "0", "1", "1", "1", "1", "256"},
+    {"lazy, H fused by coset factors", "1", "1", "1", "0", "1", "256"},
+    {"lazy, 288 threads", "1", "1", "1", "1", "0", "288"},
+    {"lazy, 320 threads", "1", "1", "1", "1", "0", "320"},
+    {"lazy, 320 threads, H fused", "1", "1", "1", "1", "1", "320"},
 };
 static const ntt_mode *g_mode = &g_modes[0];
 
@@ -56,8 +66,15 @@ static void mode_set(const ntt_mode *m)
     setenv("G16_GPU_NTT_FULL", m->full, 1);
     setenv("G16_GPU_NTT_SHAPES", m->shapes, 1);
     setenv("G16_GPU_NTT_NEGACYCLIC", m->negacyclic, 1);
+    setenv("G16_GPU_NTT_FUSE", m->fuse, 1);
+    setenv("G16_GPU_NTT_THREADS", m->threads, 1);
 }
 
+/* The mode changes H alone. */
+static bool mode_h_only(const ntt_mode *m)
+{
+    return strcmp(m->negacyclic, "0") == 0 || strcmp(m->fuse, "1") == 0;
+}
 
 /* Compares whole vectors; reports the first differing index once. */
 static bool same(const fr_t *got, const fr_t *want, size_t n, const char *what, unsigned log2n)
@@ -287,10 +304,28 @@ int main(void)
      * pass's shape differ from the default only on whole tiles of the GPU's plan (2^11
      * points and more; forward passes of 8 to 10 stages from 2^17). */
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
+        if (strcmp(g_modes[mi].threads, "256") != 0)
+            continue;
         mode_set(&g_modes[mi]);
-        if (strcmp(g_modes[mi].negacyclic, "0") == 0) {
-            static const unsigned sizes[] = {0, 1, 2, 5, 11, 12, 17};
+        if (mode_h_only(&g_modes[mi])) {
+            /* The GPU's plan (2^17: a fused pass of 8 stages, 2^18 of 9, 2^20 of 10), then
+             * tiny plans: fused passes of one stage to four, tiles of one group and many. */
+            static const unsigned sizes[] = {0, 1, 2, 5, 11, 12, 17, 18};
             check_h_sizes(sizes, sizeof sizes / sizeof *sizes);
+            if (strcmp(g_modes[mi].fuse, "1") != 0)
+                continue;
+            if (strcmp(g_modes[mi].lazy, "1") == 0 && strcmp(g_modes[mi].full, "1") == 0 &&
+                strcmp(g_modes[mi].shapes, "1") == 0) {
+                static const unsigned ten[] = {20};
+                check_h_sizes(ten, 1);
+            }
+            static const unsigned plans[][2] = {{1, 1}, {2, 2}, {2, 5}, {3, 4}, {4, 6}};
+            static const unsigned tiny[] = {1, 3, 5, 7, 9};
+            for (size_t p = 0; p < sizeof plans / sizeof *plans; p++) {
+                g_kmax = plans[p][0], g_tile = plans[p][1];
+                check_h_sizes(tiny, sizeof tiny / sizeof *tiny);
+            }
+            g_kmax = g_tile = 0;
             continue;
         }
         if (strcmp(g_modes[mi].full, "0") == 0 || strcmp(g_modes[mi].shapes, "0") == 0) {
@@ -338,8 +373,8 @@ int main(void)
     printf("device: %s\n", cuda_ctx_describe(g_ctx));
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
         mode_set(&g_modes[mi]);
-        if (strcmp(g_modes[mi].negacyclic, "0") == 0) {
-            static const unsigned hsizes[] = {0, 1, 2, 5, 11, 13, 17, 20, 22};
+        if (mode_h_only(&g_modes[mi])) {
+            static const unsigned hsizes[] = {0, 1, 2, 5, 11, 13, 17, 18, 20, 22, 24};
             check_h_sizes(hsizes, sizeof hsizes / sizeof *hsizes);
             continue;
         }

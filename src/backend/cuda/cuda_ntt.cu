@@ -34,6 +34,13 @@
  *   (pass_shape: the stage loop unrolled, the bit positions constants; -1.5 to -2.2% for
  *   the plain and coset forward NTTs, -0.8% for H's forward half, runs 68-69; inverse
  *   transforms lost 0.2-0.7% with them); G16_GPU_NTT_SHAPES=0 reads them.
+ * - Two experiments, off until measured (exec_knobs): G16_GPU_NTT_FUSE=1 runs H's
+ *   inverse and forward transform of each buffer with the inverse's last pass and the
+ *   forward's first as one kernel (k_ntt_fused: both take the index bits [0, k) on the
+ *   same tiles; 2^27: 15 passes for H instead of 18); G16_GPU_NTT_THREADS=288|320 gives
+ *   the FULL kernels 288 or 320 threads a block instead of 256 (shared memory holds 3
+ *   tiles an SM either way, so 27 or 30 warps an SM instead of 24, the registers capped
+ *   at 72 and 64: ptxas fits them without spills).
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^15 entries each at most, built on the device per call),
@@ -329,34 +336,83 @@ G16_HD void pass_store(const ntt_pass &p, const uint32_t *sm, uint32_t q0, uint3
     }
 }
 
-/* K, ILO (FULL kernels of a fixed shape, pass_shape): the stage loop unrolled, each
- * stage's bit positions constants. */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
-          bool NEG = false>
-__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
+/* Between the two halves of a fused pass (k_ntt_fused): slot u as the inverse's last pass
+ * would have stored it (times its post factor, or reduced below p), for the forward's
+ * first stage to read. */
+template <bool LAZY, bool FULL>
+G16_HD void pass_turn(const ntt_pass &p, uint32_t *sm, uint32_t q0, uint32_t u)
 {
-    extern __shared__ uint32_t sm[];
     const uint32_t count = tile_count<FULL>(p);
-    const uint32_t q0 = blockIdx.x << p.g;
-    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
-        pass_load<FULL>(p, sm, q0, u);
-    __syncthreads();
+    fr_d v = ld_sm(sm, count, u);
+    if (p.post.mode)
+        v = apply_factor(p.post, v, tile_pos(p, q0, u), p.L);
+    else if (LAZY)
+        v = lazy_canon(v);
+    st_sm(sm, count, u, v);
+}
+
+/* The k stages of a pass on the tile in shared memory, a barrier after each. K, ILO (FULL
+ * kernels of a fixed shape, pass_shape): the stage loop unrolled, each stage's bit
+ * positions constants. T: the block's threads. */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K, int ILO, bool NEG, unsigned T>
+__device__ __forceinline__ void pass_stages(const ntt_pass &p, uint32_t *sm, uint32_t q0)
+{
+    const uint32_t count = tile_count<FULL>(p);
     if constexpr (K != 0) {
 #pragma unroll
         for (unsigned st = 0; st < K; st++) {
-            for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
+            for (uint32_t j = threadIdx.x; j < count / 2; j += T)
                 pass_stage<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0, st, j);
             __syncthreads();
         }
     } else {
         for (unsigned st = 0; st < p.k; st++) {
-            for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
+            for (uint32_t j = threadIdx.x; j < count / 2; j += T)
                 pass_stage<DIT, INV, LAZY, FULL, 0, -1, NEG>(p, sm, q0, st, j);
             __syncthreads();
         }
     }
-    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
+}
+
+/* One pass: load the tile, its stages, store it. T: threads a block (THREADS, or the FULL
+ * kernels' G16_GPU_NTT_THREADS). */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
+          bool NEG = false, unsigned T = THREADS>
+__global__ void __launch_bounds__(T, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
+{
+    extern __shared__ uint32_t sm[];
+    const uint32_t count = tile_count<FULL>(p);
+    const uint32_t q0 = blockIdx.x << p.g;
+    for (uint32_t u = threadIdx.x; u < count; u += T)
+        pass_load<FULL>(p, sm, q0, u);
+    __syncthreads();
+    pass_stages<DIT, INV, LAZY, FULL, K, ILO, NEG, T>(p, sm, q0);
+    for (uint32_t u = threadIdx.x; u < count; u += T)
         pass_store<LAZY, FULL>(p, sm, q0, u);
+}
+
+/* H's inverse transform's last pass and the forward transform's first pass as one kernel
+ * (G16_GPU_NTT_FUSE=1, h_pair_fused): both take the index bits [0, k) on the same tiles,
+ * so the values go through device memory once instead of twice between them. pi: the
+ * inverse's (DIF, its post factor applied by pass_turn), pf: the forward's (DIT; NEG as
+ * in pass_stage); K: pf's stages as constants (pass_shape's, ILO = 0: lo is 0). */
+template <bool LAZY, bool FULL, unsigned K, bool NEG, unsigned T>
+__global__ void __launch_bounds__(T, BLOCKS_PER_SM)
+    k_ntt_fused(const ntt_pass pi, const ntt_pass pf)
+{
+    extern __shared__ uint32_t sm[];
+    const uint32_t count = tile_count<FULL>(pi);
+    const uint32_t q0 = blockIdx.x << pi.g;
+    for (uint32_t u = threadIdx.x; u < count; u += T)
+        pass_load<FULL>(pi, sm, q0, u);
+    __syncthreads();
+    pass_stages<false, true, LAZY, FULL, 0, -1, false, T>(pi, sm, q0);
+    for (uint32_t u = threadIdx.x; u < count; u += T)
+        pass_turn<LAZY, FULL>(pi, sm, q0, u);
+    __syncthreads();
+    pass_stages<true, false, LAZY, FULL, K, K ? 0 : -1, NEG, T>(pf, sm, q0);
+    for (uint32_t u = threadIdx.x; u < count; u += T)
+        pass_store<LAZY, FULL>(pf, sm, q0, u);
 }
 
 /* x[i] <-> x[bitrev(i)] for L >= 2 BR_LOG: index = (h: top BR_LOG bits, mid, l: low
@@ -517,13 +573,20 @@ struct exec {
                         G16_GPU_NTT_SHAPES=0: not */
     bool negacyclic; /* H (snarkjs) by the negacyclic forward (h_run);
                         G16_GPU_NTT_NEGACYCLIC=0: by the coset factor's tables */
+    bool fuse;        /* H's inverse last pass and forward first pass as one kernel
+                         (h_pair_fused); G16_GPU_NTT_FUSE=1, off until measured */
+    unsigned threads; /* threads a block of the FULL kernels: THREADS, or 288 or 320 by
+                         G16_GPU_NTT_THREADS (27 or 30 warps an SM instead of 24) */
 };
 
 /* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
  * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
  * whole tiles by the general kernel, G16_GPU_NTT_SHAPES=0 by the FULL kernel with the
  * pass's shape read at run time, G16_GPU_NTT_NEGACYCLIC=0 runs H (snarkjs) with the
- * coset factor's products. */
+ * coset factor's products. Two are experiments, off until a run measures them:
+ * G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused), G16_GPU_NTT_THREADS=288|320
+ * gives the FULL kernels more threads a block (the same 3 tiles an SM, more warps; their
+ * registers capped at 72 and 64 instead of 85). */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
@@ -534,6 +597,12 @@ void exec_knobs(exec &x)
     x.shapes = !(env && strcmp(env, "0") == 0);
     env = getenv("G16_GPU_NTT_NEGACYCLIC");
     x.negacyclic = !(env && strcmp(env, "0") == 0);
+    env = getenv("G16_GPU_NTT_FUSE");
+    x.fuse = env && strcmp(env, "1") == 0;
+    env = getenv("G16_GPU_NTT_THREADS");
+    x.threads = env && (strcmp(env, "288") == 0 || strcmp(env, "320") == 0)
+                    ? (unsigned)atoi(env)
+                    : THREADS;
 }
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
@@ -718,6 +787,17 @@ ntt_plan plan_make(unsigned L, unsigned kmax)
     return pl;
 }
 
+/* pass_stages on the host: a block's stages, thread by thread. */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K, int ILO, bool NEG>
+void emulate_stages(const ntt_pass &p, uint32_t *sm, uint32_t q0)
+{
+    const uint32_t count = tile_count<FULL>(p);
+    for (unsigned st = 0; st < p.k; st++)
+        for (uint32_t j = 0; j < count / 2; j++)
+            pass_stage<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0, st, j);
+}
+
+/* k_ntt_pass on the host, block by block and phase by phase. */
 template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
           bool NEG = false>
 void emulate_pass(const ntt_pass &p, uint32_t *sm)
@@ -727,29 +807,67 @@ void emulate_pass(const ntt_pass &p, uint32_t *sm)
         const uint32_t q0 = blk << p.g;
         for (uint32_t u = 0; u < count; u++)
             pass_load<FULL>(p, sm, q0, u);
-        for (unsigned st = 0; st < p.k; st++)
-            for (uint32_t j = 0; j < count / 2; j++)
-                pass_stage<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0, st, j);
+        emulate_stages<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0);
         for (uint32_t u = 0; u < count; u++)
             pass_store<LAZY, FULL>(p, sm, q0, u);
     }
 }
 
-/* One pass kernel on the device, its shared memory attributes set first (cheap; they
- * belong to the current device's context). */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
-          bool NEG = false>
-g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
+/* k_ntt_fused on the host. */
+template <bool LAZY, bool FULL, unsigned K, bool NEG>
+void emulate_fused(const ntt_pass &pi, const ntt_pass &pf, uint32_t *sm)
 {
-    auto *kernel = k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO, NEG>;
+    const uint32_t count = tile_count<FULL>(pi), blocks = 1u << (pi.L - pi.k - pi.g);
+    for (uint32_t blk = 0; blk < blocks; blk++) {
+        const uint32_t q0 = blk << pi.g;
+        for (uint32_t u = 0; u < count; u++)
+            pass_load<FULL>(pi, sm, q0, u);
+        emulate_stages<false, true, LAZY, FULL, 0, -1, false>(pi, sm, q0);
+        for (uint32_t u = 0; u < count; u++)
+            pass_turn<LAZY, FULL>(pi, sm, q0, u);
+        emulate_stages<true, false, LAZY, FULL, K, K ? 0 : -1, NEG>(pf, sm, q0);
+        for (uint32_t u = 0; u < count; u++)
+            pass_store<LAZY, FULL>(pf, sm, q0, u);
+    }
+}
+
+/* A pass kernel's shared memory attributes (cheap; they belong to the current device's
+ * context), set before each launch. */
+template <typename Kernel>
+g16_status kernel_attributes(const exec &x, Kernel *kernel)
+{
     CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)(sizeof(fr_d) << x.tile_log)),
              G16_ERR_INTERNAL);
     CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                   (int)cudaSharedmemCarveoutMaxShared),
              G16_ERR_INTERNAL);
-    kernel<<<1u << (p.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
     return G16_OK;
+}
+
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K, int ILO, bool NEG, unsigned T>
+g16_status launch_pass_threads(exec &x, const ntt_pass &p, unsigned tile)
+{
+    auto *kernel = k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO, NEG, T>;
+    g16_status st = kernel_attributes(x, kernel);
+    if (st == G16_OK)
+        kernel<<<1u << (p.L - tile), T, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
+    return st;
+}
+
+/* One pass kernel on the device: the FULL ones with x.threads a block, the others with
+ * THREADS. */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
+          bool NEG = false>
+g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
+{
+    if constexpr (FULL) {
+        if (x.threads == 288)
+            return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, 288>(x, p, tile);
+        if (x.threads == 320)
+            return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, 320>(x, p, tile);
+    }
+    return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, THREADS>(x, p, tile);
 }
 
 /* A FULL pass of K stages (8 to 10: every pass of 2^20 to 2^28) by the kernel built for
@@ -811,45 +929,70 @@ g16_status launch_pass(exec &x, const ntt_pass &p, unsigned tile, uint32_t *sm)
     return G16_OK;
 }
 
-/* One transform of data in place: DIT (bit-reversed -> natural) takes the index bits from
- * the bottom up, DIF (natural -> bit-reversed) from the top down. pre rides on the first
- * pass's loads; post and the h epilogue (fh not NULL) on the last pass's stores. tw is the
- * table of 2^tl (tl = L, or L + 1: the negacyclic NEG's, which the others read at even
- * exponents). */
-template <bool DIT, bool INV, bool LAZY, bool NEG>
-g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, unsigned tl,
-                        const factor_desc &pre, const factor_desc &post, const fr_d *fa,
-                        const fr_d *fb, fr_d *fh)
+/* What one transform of data in place reads and writes: tw is the table of 2^tl (tl = L,
+ * or L + 1: the negacyclic NEG's, which the others read at even exponents); pre rides on
+ * the first pass's loads; post and the h epilogue (fh not NULL) on the last pass's
+ * stores. */
+struct transform_io {
+    fr_d *data;
+    unsigned L;
+    const fr_d *tw;
+    unsigned tl;
+    factor_desc pre, post;
+    const fr_d *fa, *fb;
+    fr_d *fh;
+};
+
+/* Pass i of a transform by plan pl: DIT (bit-reversed -> natural) takes the index bits
+ * from the bottom up, DIF (natural -> bit-reversed) from the top down. */
+ntt_pass pass_make(bool dit, const exec &x, const ntt_plan &pl, unsigned i,
+                   const transform_io &io)
 {
-    uint32_t *sm = nullptr;
-    if (!x.ctx && !(sm = (uint32_t *)malloc(sizeof(fr_d) << x.tile_log)))
-        return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated NTT: no host memory");
-    ntt_plan pl = plan_make(L, x.kmax);
     unsigned done = 0;
-    g16_status st = G16_OK;
-    for (unsigned i = 0; i < pl.passes && st == G16_OK; i++) {
-        ntt_pass p = {};
-        p.x = data;
-        p.tw = tw;
-        p.tl = tl;
-        p.L = L;
-        p.k = pl.k[i];
-        p.lo = DIT ? done : L - done - p.k;
-        p.g = x.tile_log - p.k < L - p.k ? x.tile_log - p.k : L - p.k;
-        p.ilo = p.lo < p.g ? p.lo : p.g;
-        if (i == 0)
-            p.pre = pre;
-        if (i + 1 == pl.passes) {
-            p.last = true;
-            p.post = post;
-            p.fa = fa;
-            p.fb = fb;
-            p.fh = fh;
-        }
+    for (unsigned j = 0; j < i; j++)
+        done += pl.k[j];
+    ntt_pass p = {};
+    p.x = io.data;
+    p.tw = io.tw;
+    p.tl = io.tl;
+    p.L = io.L;
+    p.k = pl.k[i];
+    p.lo = dit ? done : io.L - done - p.k;
+    p.g = x.tile_log - p.k < io.L - p.k ? x.tile_log - p.k : io.L - p.k;
+    p.ilo = p.lo < p.g ? p.lo : p.g;
+    if (i == 0)
+        p.pre = io.pre;
+    if (i + 1 == pl.passes) {
+        p.last = true;
+        p.post = io.post;
+        p.fa = io.fa;
+        p.fb = io.fb;
+        p.fh = io.fh;
+    }
+    return p;
+}
+
+/* An emulation's tile (NULL and G16_OK on a device). */
+g16_status emulation_tile(const exec &x, uint32_t **sm)
+{
+    *sm = nullptr;
+    if (!x.ctx && !(*sm = (uint32_t *)malloc(sizeof(fr_d) << x.tile_log)))
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "emulated NTT: no host memory");
+    return G16_OK;
+}
+
+/* Passes [from, to) of a transform by plan pl. */
+template <bool DIT, bool INV, bool LAZY, bool NEG>
+g16_status passes_as(exec &x, const ntt_plan &pl, unsigned from, unsigned to,
+                     const transform_io &io)
+{
+    uint32_t *sm;
+    g16_status st = emulation_tile(x, &sm);
+    for (unsigned i = from; i < to && st == G16_OK; i++) {
+        ntt_pass p = pass_make(DIT, x, pl, i, io);
         st = launch_pass<DIT, INV, LAZY, NEG>(x, p, p.k + p.g, sm);
         if (st == G16_OK)
             st = exec_check(x);
-        done += p.k;
         x.launches++;
     }
     free(sm);
@@ -857,13 +1000,111 @@ g16_status transform_as(exec &x, fr_d *data, unsigned L, const fr_d *tw, unsigne
 }
 
 template <bool DIT, bool INV, bool NEG = false>
-g16_status transform(exec &x, fr_d *data, unsigned L, const fr_d *tw, unsigned tl,
-                     const factor_desc &pre, const factor_desc &post, const fr_d *fa,
-                     const fr_d *fb, fr_d *fh)
+g16_status passes(exec &x, const ntt_plan &pl, unsigned from, unsigned to,
+                  const transform_io &io)
 {
-    return x.lazy
-               ? transform_as<DIT, INV, true, NEG>(x, data, L, tw, tl, pre, post, fa, fb, fh)
-               : transform_as<DIT, INV, false, NEG>(x, data, L, tw, tl, pre, post, fa, fb, fh);
+    return x.lazy ? passes_as<DIT, INV, true, NEG>(x, pl, from, to, io)
+                  : passes_as<DIT, INV, false, NEG>(x, pl, from, to, io);
+}
+
+/* One whole transform by the device's plan. */
+template <bool DIT, bool INV, bool NEG = false>
+g16_status transform(exec &x, const transform_io &io)
+{
+    const ntt_plan pl = plan_make(io.L, x.kmax);
+    return passes<DIT, INV, NEG>(x, pl, 0, pl.passes, io);
+}
+
+/* k_ntt_fused on the device, T threads a block. */
+template <bool LAZY, bool FULL, unsigned K, bool NEG, unsigned T>
+g16_status launch_fused_threads(exec &x, const ntt_pass &pi, const ntt_pass &pf,
+                                unsigned tile)
+{
+    auto *kernel = k_ntt_fused<LAZY, FULL, K, NEG, T>;
+    g16_status st = kernel_attributes(x, kernel);
+    if (st == G16_OK)
+        kernel<<<1u << (pi.L - tile), T, sizeof(fr_d) << tile, x.ctx->stream>>>(pi, pf);
+    return st;
+}
+
+/* k_ntt_fused on the device (the FULL kernels with x.threads a block) or emulated. */
+template <bool LAZY, bool FULL, unsigned K, bool NEG>
+g16_status launch_fused_as(exec &x, const ntt_pass &pi, const ntt_pass &pf, unsigned tile,
+                           uint32_t *sm)
+{
+    if (!x.ctx) {
+        emulate_fused<LAZY, FULL, K, NEG>(pi, pf, sm);
+        return G16_OK;
+    }
+    if constexpr (FULL) {
+        if (x.threads == 288)
+            return launch_fused_threads<LAZY, FULL, K, NEG, 288>(x, pi, pf, tile);
+        if (x.threads == 320)
+            return launch_fused_threads<LAZY, FULL, K, NEG, 320>(x, pi, pf, tile);
+    }
+    return launch_fused_threads<LAZY, FULL, K, NEG, THREADS>(x, pi, pf, tile);
+}
+
+/* The kernel for a fused pass, chosen as launch_pass chooses: FULL for whole tiles of the
+ * device's plan (lazy butterflies only), the forward half's stages as constants when it
+ * has 8 to 10 (the inverse half reads them: inverse passes lost with shapes, runs
+ * 68-69). */
+template <bool LAZY, bool NEG>
+g16_status launch_fused(exec &x, const ntt_pass &pi, const ntt_pass &pf, unsigned tile,
+                        uint32_t *sm)
+{
+    const bool full = x.full && tile == TILE_LOG && x.tile_log == TILE_LOG;
+    if constexpr (LAZY) {
+        if (full && x.shapes) {
+            switch (pf.k) {
+            case 8: return launch_fused_as<true, true, 8, NEG>(x, pi, pf, tile, sm);
+            case 9: return launch_fused_as<true, true, 9, NEG>(x, pi, pf, tile, sm);
+            case 10: return launch_fused_as<true, true, 10, NEG>(x, pi, pf, tile, sm);
+            default: break;
+            }
+        }
+        if (full)
+            return launch_fused_as<true, true, 0, NEG>(x, pi, pf, tile, sm);
+    }
+    return launch_fused_as<LAZY, false, 0, NEG>(x, pi, pf, tile, sm);
+}
+
+/* H's inverse transform of one buffer and then its forward one, the inverse's last pass
+ * and the forward's first as one kernel (G16_GPU_NTT_FUSE=1): both take the index bits
+ * [0, k) on the same tiles once the forward's plan is the inverse's reversed. Each value
+ * then goes through device memory P - 1 + P times for the pair instead of 2P (2^27: 5
+ * passes of 4 GiB instead of 6). */
+template <bool LAZY, bool NEG>
+g16_status h_pair_fused_as(exec &x, const transform_io &inv, const transform_io &fwd)
+{
+    const ntt_plan pi = plan_make(inv.L, x.kmax);
+    ntt_plan pf = pi;
+    for (unsigned i = 0; i < pi.passes; i++)
+        pf.k[i] = pi.k[pi.passes - 1 - i];
+    g16_status st = passes_as<false, true, LAZY, false>(x, pi, 0, pi.passes - 1, inv);
+    if (st != G16_OK)
+        return st;
+    const ntt_pass a = pass_make(false, x, pi, pi.passes - 1, inv);
+    const ntt_pass b = pass_make(true, x, pf, 0, fwd);
+    if (a.lo != 0 || b.lo != 0 || a.k != b.k || a.g != b.g)
+        return status_fail(G16_ERR_INTERNAL, "cuda_h_poly: fused pass of unequal shapes");
+    uint32_t *sm;
+    if ((st = emulation_tile(x, &sm)) == G16_OK)
+        st = launch_fused<LAZY, NEG>(x, a, b, a.k + a.g, sm);
+    free(sm);
+    if (st == G16_OK)
+        st = exec_check(x);
+    x.launches++;
+    if (st != G16_OK)
+        return st;
+    return passes_as<true, false, LAZY, NEG>(x, pf, 1, pf.passes, fwd);
+}
+
+template <bool NEG>
+g16_status h_pair_fused(exec &x, const transform_io &inv, const transform_io &fwd)
+{
+    return x.lazy ? h_pair_fused_as<true, NEG>(x, inv, fwd)
+                  : h_pair_fused_as<false, NEG>(x, inv, fwd);
 }
 
 g16_status bit_reverse(exec &x, fr_d *data, unsigned L)
@@ -956,8 +1197,8 @@ g16_status ntt_run(exec &x, stage_marks &tm, cuda_ntt_kind kind, fr_d *data, uns
     }
     if (st != G16_OK || (st = tm.mark(1)) != G16_OK)
         return st;
-    st = inv ? transform<false, true>(x, data, L, tw, L, pre, post, nullptr, nullptr, nullptr)
-             : transform<false, false>(x, data, L, tw, L, pre, post, nullptr, nullptr, nullptr);
+    const transform_io io = {data, L, tw, L, pre, post, nullptr, nullptr, nullptr};
+    st = inv ? transform<false, true>(x, io) : transform<false, false>(x, io);
     if (st != G16_OK || (st = tm.mark(2)) != G16_OK ||
         (st = bit_reverse(x, data, L)) != G16_OK || (st = tm.mark(3)) != G16_OK)
         return st;
@@ -994,19 +1235,31 @@ g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, u
         (st = tm.mark(1)) != G16_OK)
         return st;
     fr_d *bufs[3] = {a, b, c};
-    for (int i = 0; i < 3; i++)
-        if ((st = transform<false, true>(x, bufs[i], L, tw, tl, none, to_coset, nullptr,
-                                         nullptr, nullptr)) != G16_OK)
-            return st;
-    if ((st = tm.mark(2)) != G16_OK)
-        return st;
+    transform_io inv[3], fwd[3];
     for (int i = 0; i < 3; i++) {
-        const fr_d *fa = i == 2 ? a : nullptr, *fb = i == 2 ? b : nullptr;
-        fr_d *fh = i == 2 ? h : nullptr;
-        st = neg ? transform<true, false, true>(x, bufs[i], L, tw, tl, none, none, fa, fb, fh)
-                 : transform<true, false>(x, bufs[i], L, tw, tl, none, none, fa, fb, fh);
-        if (st != G16_OK)
+        inv[i] = {bufs[i], L, tw, tl, none, to_coset, nullptr, nullptr, nullptr};
+        fwd[i] = {bufs[i], L, tw, tl, none, none, nullptr, nullptr, nullptr};
+    }
+    fwd[2].fa = a, fwd[2].fb = b, fwd[2].fh = h;
+    if (x.fuse) {
+        /* Buffer by buffer (c's forward reads a's and b's results): the inverse and
+         * forward stages' times are not apart, all of it counts as the forward's. */
+        if ((st = tm.mark(2)) != G16_OK)
             return st;
+        for (int i = 0; i < 3; i++)
+            if ((st = neg ? h_pair_fused<true>(x, inv[i], fwd[i])
+                          : h_pair_fused<false>(x, inv[i], fwd[i])) != G16_OK)
+                return st;
+    } else {
+        for (int i = 0; i < 3; i++)
+            if ((st = transform<false, true>(x, inv[i])) != G16_OK)
+                return st;
+        if ((st = tm.mark(2)) != G16_OK)
+            return st;
+        for (int i = 0; i < 3; i++)
+            if ((st = neg ? transform<true, false, true>(x, fwd[i])
+                          : transform<true, false>(x, fwd[i])) != G16_OK)
+                return st;
     }
     if ((st = tm.mark(3)) != G16_OK)
         return st;
@@ -1023,9 +1276,8 @@ g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, u
         fr_inv(&sinv, &shift);
         factor_desc back;
         if ((st = factor_make(x, L, zinv, sinv, true, &back)) != G16_OK ||
-            (st = transform<false, true>(x, h, L, tw, tl, none, back, nullptr, nullptr,
-                                         nullptr)) !=
-                G16_OK ||
+            (st = transform<false, true>(x, {h, L, tw, tl, none, back, nullptr, nullptr,
+                                             nullptr})) != G16_OK ||
             (st = bit_reverse(x, h, L)) != G16_OK)
             return st;
     }
