@@ -53,9 +53,10 @@ static const ntt_mode g_modes[] = {
     {"lazy, H fused, general kernel", "1", "0", "1", "1", "1", "256"},
     {"reduced, H fused", "0", "1", "1", "1", "1", "256"},
     {"lazy, H fused by coset factors", "1", "1", "1", "0", "1", "256"},
-    {"lazy, 288 threads", "1", "1", "1", "1", "0", "288"},
+    {"lazy, 512 threads", "1", "1", "1", "1", "0", "512"},
     {"lazy, 320 threads", "1", "1", "1", "1", "0", "320"},
     {"lazy, 320 threads, H fused", "1", "1", "1", "1", "1", "320"},
+    {"lazy, 512 threads, H fused", "1", "1", "1", "1", "1", "512"},
 };
 static const ntt_mode *g_mode = &g_modes[0];
 

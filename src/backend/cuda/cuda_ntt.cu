@@ -37,10 +37,11 @@
  * - Two experiments, off until measured (exec_knobs): G16_GPU_NTT_FUSE=1 runs H's
  *   inverse and forward transform of each buffer with the inverse's last pass and the
  *   forward's first as one kernel (k_ntt_fused: both take the index bits [0, k) on the
- *   same tiles; 2^27: 15 passes for H instead of 18); G16_GPU_NTT_THREADS=288|320 gives
- *   the FULL kernels 288 or 320 threads a block instead of 256 (shared memory holds 3
- *   tiles an SM either way, so 27 or 30 warps an SM instead of 24, the registers capped
- *   at 72 and 64: ptxas fits them without spills).
+ *   same tiles; 2^27: 15 passes for H instead of 18); G16_GPU_NTT_THREADS=320|512 gives
+ *   the FULL kernels more warps an SM: 3 blocks of 320 threads (30 warps instead of 24,
+ *   but 1024 butterflies a stage leave 64 threads a fourth) or 2 blocks of 512 (32
+ *   warps, two butterflies each a stage); registers capped at 64 either way, which
+ *   ptxas meets without spills.
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^15 entries each at most, built on the device per call),
@@ -76,6 +77,13 @@ constexpr unsigned TILE_LOG = 11; /* elements per block tile (64 KiB of shared m
 constexpr unsigned KMAX = 10;     /* radix-2 stages per pass at most */
 constexpr unsigned THREADS = 256; /* threads per block of a pass */
 constexpr unsigned BLOCKS_PER_SM = 3; /* 3 x 64 KiB of shared memory, <= 85 registers */
+/* Blocks an SM of T threads that a pass kernel is built for: 3 tiles fit the shared
+ * memory, but 3 blocks of 512 threads would need 42 registers or fewer; 2 of them fill the
+ * SM's warps as well (32) at 64. */
+constexpr unsigned blocks_at(unsigned T)
+{
+    return T >= 512 ? 2 : BLOCKS_PER_SM;
+}
 constexpr unsigned POW_LOG = 15;  /* entries of each two-level power table, at most */
 constexpr unsigned BR_LOG = 4;    /* bit-reversal tiles of 2^4 x 2^4 elements */
 constexpr unsigned BR_PITCH = (1u << BR_LOG) + 1;
@@ -378,7 +386,7 @@ __device__ __forceinline__ void pass_stages(const ntt_pass &p, uint32_t *sm, uin
  * kernels' G16_GPU_NTT_THREADS). */
 template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
           bool NEG = false, unsigned T = THREADS>
-__global__ void __launch_bounds__(T, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
+__global__ void __launch_bounds__(T, blocks_at(T)) k_ntt_pass(const ntt_pass p)
 {
     extern __shared__ uint32_t sm[];
     const uint32_t count = tile_count<FULL>(p);
@@ -397,7 +405,7 @@ __global__ void __launch_bounds__(T, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
  * inverse's (DIF, its post factor applied by pass_turn), pf: the forward's (DIT; NEG as
  * in pass_stage); K: pf's stages as constants (pass_shape's, ILO = 0: lo is 0). */
 template <bool LAZY, bool FULL, unsigned K, bool NEG, unsigned T>
-__global__ void __launch_bounds__(T, BLOCKS_PER_SM)
+__global__ void __launch_bounds__(T, blocks_at(T))
     k_ntt_fused(const ntt_pass pi, const ntt_pass pf)
 {
     extern __shared__ uint32_t sm[];
@@ -575,8 +583,8 @@ struct exec {
                         G16_GPU_NTT_NEGACYCLIC=0: by the coset factor's tables */
     bool fuse;        /* H's inverse last pass and forward first pass as one kernel
                          (h_pair_fused); G16_GPU_NTT_FUSE=1, off until measured */
-    unsigned threads; /* threads a block of the FULL kernels: THREADS, or 288 or 320 by
-                         G16_GPU_NTT_THREADS (27 or 30 warps an SM instead of 24) */
+    unsigned threads; /* threads a block of the FULL kernels: THREADS, or 320 or 512 by
+                         G16_GPU_NTT_THREADS (30 or 32 warps an SM instead of 24) */
 };
 
 /* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
@@ -584,9 +592,9 @@ struct exec {
  * whole tiles by the general kernel, G16_GPU_NTT_SHAPES=0 by the FULL kernel with the
  * pass's shape read at run time, G16_GPU_NTT_NEGACYCLIC=0 runs H (snarkjs) with the
  * coset factor's products. Two are experiments, off until a run measures them:
- * G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused), G16_GPU_NTT_THREADS=288|320
- * gives the FULL kernels more threads a block (the same 3 tiles an SM, more warps; their
- * registers capped at 72 and 64 instead of 85). */
+ * G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused), G16_GPU_NTT_THREADS=320|512
+ * gives the FULL kernels more threads a block (blocks_at: 3 tiles an SM of 320 threads,
+ * or 2 of 512; their registers capped at 64 instead of 85). */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
@@ -600,7 +608,7 @@ void exec_knobs(exec &x)
     env = getenv("G16_GPU_NTT_FUSE");
     x.fuse = env && strcmp(env, "1") == 0;
     env = getenv("G16_GPU_NTT_THREADS");
-    x.threads = env && (strcmp(env, "288") == 0 || strcmp(env, "320") == 0)
+    x.threads = env && (strcmp(env, "320") == 0 || strcmp(env, "512") == 0)
                     ? (unsigned)atoi(env)
                     : THREADS;
 }
@@ -862,8 +870,8 @@ template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1
 g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
 {
     if constexpr (FULL) {
-        if (x.threads == 288)
-            return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, 288>(x, p, tile);
+        if (x.threads == 512)
+            return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, 512>(x, p, tile);
         if (x.threads == 320)
             return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, 320>(x, p, tile);
     }
@@ -1037,8 +1045,8 @@ g16_status launch_fused_as(exec &x, const ntt_pass &pi, const ntt_pass &pf, unsi
         return G16_OK;
     }
     if constexpr (FULL) {
-        if (x.threads == 288)
-            return launch_fused_threads<LAZY, FULL, K, NEG, 288>(x, pi, pf, tile);
+        if (x.threads == 512)
+            return launch_fused_threads<LAZY, FULL, K, NEG, 512>(x, pi, pf, tile);
         if (x.threads == 320)
             return launch_fused_threads<LAZY, FULL, K, NEG, 320>(x, pi, pf, tile);
     }
