@@ -36,27 +36,30 @@ static unsigned g_kmax, g_tile;
  * (G16_GPU_NTT_FULL), passes of 8-10 stages by kernels built for their shape or by the
  * FULL kernel that reads it (G16_GPU_NTT_SHAPES), H (snarkjs) by the negacyclic forward
  * transform or by the coset factor's products (G16_GPU_NTT_NEGACYCLIC), H's middle passes
- * fused (G16_GPU_NTT_FUSE) and the FULL kernels' threads a block (G16_GPU_NTT_THREADS).
- * Modes that change H alone (no negacyclic, fused) check H alone; the threads a block
- * change nothing an emulation runs, so those modes run on the GPU only. */
+ * fused (G16_GPU_NTT_FUSE), the FULL kernels' threads a block (G16_GPU_NTT_THREADS) and
+ * the top passes' twiddles prefetched (G16_GPU_NTT_AHEAD, from 2^22 points). Modes that
+ * change H alone (no negacyclic, fused) check H alone; the threads a block and the
+ * prefetch change nothing an emulation runs, so those modes run on the GPU only. */
 typedef struct {
-    const char *name, *lazy, *full, *shapes, *negacyclic, *fuse, *threads;
+    const char *name, *lazy, *full, *shapes, *negacyclic, *fuse, *threads, *ahead;
 } ntt_mode;
 static const ntt_mode g_modes[] = {
-    {"lazy", "1", "1", "1", "1", "0", "256"},
-    {"lazy, no shapes", "1", "1", "0", "1", "0", "256"},
-    {"lazy, general kernel", "1", "0", "1", "1", "0", "256"},
-    {"reduced", "0", "1", "1", "1", "0", "256"},
-    {"lazy, H by coset factors", "1", "1", "1", "0", "0", "256"},
-    {"lazy, H fused", "1", "1", "1", "1", "1", "256"},
-    {"lazy, H fused, no shapes", "1", "1", "0", "1", "1", "256"},
-    {"lazy, H fused, general kernel", "1", "0", "1", "1", "1", "256"},
-    {"reduced, H fused", "0", "1", "1", "1", "1", "256"},
-    {"lazy, H fused by coset factors", "1", "1", "1", "0", "1", "256"},
-    {"lazy, 512 threads", "1", "1", "1", "1", "0", "512"},
-    {"lazy, 320 threads", "1", "1", "1", "1", "0", "320"},
-    {"lazy, 320 threads, H fused", "1", "1", "1", "1", "1", "320"},
-    {"lazy, 512 threads, H fused", "1", "1", "1", "1", "1", "512"},
+    {"lazy", "1", "1", "1", "1", "0", "256", "0"},
+    {"lazy, no shapes", "1", "1", "0", "1", "0", "256", "0"},
+    {"lazy, general kernel", "1", "0", "1", "1", "0", "256", "0"},
+    {"reduced", "0", "1", "1", "1", "0", "256", "0"},
+    {"lazy, H by coset factors", "1", "1", "1", "0", "0", "256", "0"},
+    {"lazy, H fused", "1", "1", "1", "1", "1", "256", "0"},
+    {"lazy, H fused, no shapes", "1", "1", "0", "1", "1", "256", "0"},
+    {"lazy, H fused, general kernel", "1", "0", "1", "1", "1", "256", "0"},
+    {"reduced, H fused", "0", "1", "1", "1", "1", "256", "0"},
+    {"lazy, H fused by coset factors", "1", "1", "1", "0", "1", "256", "0"},
+    {"lazy, 512 threads", "1", "1", "1", "1", "0", "512", "0"},
+    {"lazy, 320 threads", "1", "1", "1", "1", "0", "320", "0"},
+    {"lazy, 320 threads, H fused", "1", "1", "1", "1", "1", "320", "0"},
+    {"lazy, 512 threads, H fused", "1", "1", "1", "1", "1", "512", "0"},
+    {"lazy, twiddles ahead", "1", "1", "1", "1", "0", "256", "1"},
+    {"lazy, twiddles ahead, no shapes", "1", "1", "0", "1", "0", "256", "1"},
 };
 static const ntt_mode *g_mode = &g_modes[0];
 
@@ -69,7 +72,16 @@ static void mode_set(const ntt_mode *m)
     setenv("G16_GPU_NTT_NEGACYCLIC", m->negacyclic, 1);
     setenv("G16_GPU_NTT_FUSE", m->fuse, 1);
     setenv("G16_GPU_NTT_THREADS", m->threads, 1);
+    setenv("G16_GPU_NTT_AHEAD", m->ahead, 1);
 }
+
+#if TEST_CUDA_NTT_EMULATE
+/* The mode changes nothing that an emulation runs. */
+static bool mode_gpu_only(const ntt_mode *m)
+{
+    return strcmp(m->threads, "256") != 0 || strcmp(m->ahead, "1") == 0;
+}
+#endif
 
 /* The mode changes H alone. */
 static bool mode_h_only(const ntt_mode *m)
@@ -305,7 +317,7 @@ int main(void)
      * pass's shape differ from the default only on whole tiles of the GPU's plan (2^11
      * points and more; forward passes of 8 to 10 stages from 2^17). */
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
-        if (strcmp(g_modes[mi].threads, "256") != 0)
+        if (mode_gpu_only(&g_modes[mi]))
             continue;
         mode_set(&g_modes[mi]);
         if (mode_h_only(&g_modes[mi])) {

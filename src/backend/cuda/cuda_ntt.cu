@@ -34,14 +34,16 @@
  *   (pass_shape: the stage loop unrolled, the bit positions constants; -1.5 to -2.2% for
  *   the plain and coset forward NTTs, -0.8% for H's forward half, runs 68-69; inverse
  *   transforms lost 0.2-0.7% with them); G16_GPU_NTT_SHAPES=0 reads them.
- * - Two experiments, off until measured (exec_knobs): G16_GPU_NTT_FUSE=1 runs H's
+ * - Experiments, off until measured (exec_knobs): G16_GPU_NTT_FUSE=1 runs H's
  *   inverse and forward transform of each buffer with the inverse's last pass and the
  *   forward's first as one kernel (k_ntt_fused: both take the index bits [0, k) on the
  *   same tiles; 2^27: 15 passes for H instead of 18); G16_GPU_NTT_THREADS=320|512 gives
  *   the FULL kernels more warps an SM: 3 blocks of 320 threads (30 warps instead of 24,
  *   but 1024 butterflies a stage leave 64 threads a fourth) or 2 blocks of 512 (32
  *   warps, two butterflies each a stage); registers capped at 64 either way, which
- *   ptxas meets without spills.
+ *   ptxas meets without spills; G16_GPU_NTT_AHEAD=1: the passes that take the index's
+ *   top bit (their twiddles spread over all of a table larger than L2) prefetch two
+ *   stages' twiddles into L2 while their tile loads (pass_prefetch).
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^15 entries each at most, built on the device per call),
@@ -88,6 +90,8 @@ constexpr unsigned POW_LOG = 15;  /* entries of each two-level power table, at m
 constexpr unsigned BR_LOG = 4;    /* bit-reversal tiles of 2^4 x 2^4 elements */
 constexpr unsigned BR_PITCH = (1u << BR_LOG) + 1;
 constexpr unsigned BR_PLANE = BR_PITCH << BR_LOG; /* words per limb plane of a tile */
+/* G16_GPU_NTT_AHEAD: tables of 2^22 entries (64 MiB) and more outgrow the H200's 50 MB L2. */
+constexpr unsigned AHEAD_MIN_LOG = 22;
 /* Twiddle tables up to 2^(28 + 1): H (snarkjs) at 2^L reads the table of 2^(L + 1). */
 constexpr unsigned TABLE_MAX_LOG = CUDA_NTT_MAX_LOG2N + 1;
 
@@ -212,6 +216,7 @@ struct ntt_pass {
     unsigned L, lo, k, g, ilo;
     unsigned tl; /* the table's size: L, or L + 1 for the negacyclic DIT (H, snarkjs) */
     bool last;        /* the transform's last pass: its stores are reduced below p */
+    bool ahead;       /* the block asks L2 for two stages' twiddles first (pass_prefetch) */
     factor_desc pre;  /* applied to the loads (first pass) */
     factor_desc post; /* applied to the stores (last pass) */
     /* Last pass of H: also h = fa * fb - x at every position (x is stored too). */
@@ -283,32 +288,59 @@ G16_HD fr_d bfly_mul(const fr_d &w, const fr_d &x)
  * polynomial in y = x^(n / 2h) at y = s_4h w_2h^k. So the coset factor s^j costs no
  * product of its own; the stage b = 0 gets products (its twiddle s_4 is not 1): n/2 more
  * a transform, against 2n for the factor's tables (H, snarkjs convention). */
+/* Butterfly j of stage st: its slots s0 and s1 = s0 + 2^sb, and b, the index bit that the
+ * stage runs (K, ILO as in pass_stage). */
+struct stage_pair {
+    uint32_t s0, s1;
+    unsigned d, b; /* the stage's bit in the pass and in the index */
+};
+
+template <bool DIT, unsigned K, int ILO>
+G16_HD stage_pair stage_slots(const ntt_pass &p, unsigned st, uint32_t j)
+{
+    const unsigned k = K ? K : p.k, ilo = ILO >= 0 ? (unsigned)ILO : p.ilo;
+    const unsigned d = DIT ? st : k - 1 - st; /* the pass bit of this stage */
+    const unsigned sb = d + ilo;              /* its bit in the slot number */
+    stage_pair r;
+    r.s0 = ((j >> sb) << (sb + 1)) | (j & ((1u << sb) - 1));
+    r.s1 = r.s0 | (1u << sb);
+    r.d = d;
+    r.b = p.lo + d;
+    return r;
+}
+
+/* The table entry of the twiddle for butterfly sp of its stage (b > 0 or NEG): i mod 2^b
+ * from the pass bits below d and the inner bits of the group; INV reads w^-e as
+ * -tw[n/2 - e], the sign the butterfly's. */
+template <bool INV, unsigned K, int ILO, bool NEG>
+G16_HD uint32_t stage_twiddle(const ntt_pass &p, uint32_t q0, const stage_pair &sp)
+{
+    const unsigned k = K ? K : p.k, ilo = ILO >= 0 ? (unsigned)ILO : p.ilo;
+    const unsigned d = sp.d, b = sp.b;
+    const uint32_t s0 = sp.s0;
+    uint32_t m = (s0 >> ilo) & ((1u << k) - 1);
+    uint32_t c = ((s0 >> (ilo + k)) << ilo) | (s0 & ((1u << ilo) - 1));
+    uint32_t inner = (q0 | c) & ((1u << p.lo) - 1);
+    uint32_t i = ((m & ((1u << d) - 1)) << p.lo) | inner;
+    uint32_t e = NEG ? ((i << 1) | 1) << (p.tl - 2 - b) : i << (p.tl - 1 - b);
+    return INV ? (1u << (p.tl - 1)) - e : e;
+}
+
 template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
           bool NEG = false>
 G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st, uint32_t j)
 {
     static_assert(!NEG || (DIT && !INV), "the negacyclic transform is a forward DIT");
     const uint32_t count = tile_count<FULL>(p);
-    const unsigned k = K ? K : p.k, ilo = ILO >= 0 ? (unsigned)ILO : p.ilo;
-    const unsigned d = DIT ? st : k - 1 - st; /* the pass bit of this stage */
-    const unsigned sb = d + ilo;              /* its bit in the slot number */
-    const unsigned b = p.lo + d;              /* its bit in the index */
-    uint32_t s0 = ((j >> sb) << (sb + 1)) | (j & ((1u << sb) - 1));
-    uint32_t s1 = s0 | (1u << sb);
-    fr_d x0 = ld_sm(sm, count, s0), x1 = ld_sm(sm, count, s1);
+    const stage_pair sp = stage_slots<DIT, K, ILO>(p, st, j);
+    fr_d x0 = ld_sm(sm, count, sp.s0), x1 = ld_sm(sm, count, sp.s1);
     fr_d y0, y1;
-    if (b == 0 && !NEG) {
+    if (sp.b == 0 && !NEG) {
         /* Every twiddle is 1 (w^0, and -tw[n/2] = 1 for the inverse). */
         y0 = bfly_add<LAZY>(x0, x1);
         y1 = bfly_sub<LAZY>(x0, x1);
     } else {
-        /* i mod 2^b: the pass bits below d, above the inner bits of the group. */
-        uint32_t m = (s0 >> ilo) & ((1u << k) - 1);
-        uint32_t c = ((s0 >> (ilo + k)) << ilo) | (s0 & ((1u << ilo) - 1));
-        uint32_t inner = (q0 | c) & ((1u << p.lo) - 1);
-        uint32_t i = ((m & ((1u << d) - 1)) << p.lo) | inner;
-        uint32_t e = NEG ? ((i << 1) | 1) << (p.tl - 2 - b) : i << (p.tl - 1 - b);
-        fr_d w = ldg_fr(p.tw + (INV ? (1u << (p.tl - 1)) - e : e));
+        fr_d w = ldg_fr(p.tw + stage_twiddle<INV, K, ILO, NEG>(p, q0, sp));
         if (DIT) {
             fr_d t = bfly_mul<LAZY>(w, x1);
             y0 = INV ? bfly_sub<LAZY>(x0, t) : bfly_add<LAZY>(x0, t);
@@ -318,8 +350,8 @@ G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st
             y1 = bfly_mul<LAZY>(w, INV ? bfly_sub<LAZY>(x1, x0) : bfly_sub<LAZY>(x0, x1));
         }
     }
-    st_sm(sm, count, s0, y0);
-    st_sm(sm, count, s1, y1);
+    st_sm(sm, count, sp.s0, y0);
+    st_sm(sm, count, sp.s1, y1);
 }
 
 /* Phase 3: slot u back to memory (times the post factor; and h = a b - x for H). LAZY:
@@ -382,6 +414,27 @@ __device__ __forceinline__ void pass_stages(const ntt_pass &p, uint32_t *sm, uin
     }
 }
 
+/* G16_GPU_NTT_AHEAD=1 (p.ahead: the pass that takes the index's top bit, from tables of
+ * 2^22 on, whose stages read entries from all of a table that L2 cannot hold; run 90's
+ * long-scoreboard stall): while its tile loads, the block asks L2 for the twiddles of the
+ * two stages after the first that read the most distinct entries, a DIT's last two and a
+ * DIF's second and third (a DIF's first reads its own at once). One prefetch a butterfly
+ * of those stages, no registers held across the barrier. */
+template <bool DIT, bool INV, bool FULL, unsigned K, int ILO, bool NEG, unsigned T>
+__device__ __forceinline__ void pass_prefetch(const ntt_pass &p, uint32_t q0)
+{
+    const uint32_t count = tile_count<FULL>(p);
+    const unsigned k = K ? K : p.k;
+    for (unsigned a = 0; a < 2 && a + 1 < k; a++) {
+        const unsigned st = DIT ? k - 1 - a : a + 1;
+        for (uint32_t j = threadIdx.x; j < count / 2; j += T) {
+            const stage_pair sp = stage_slots<DIT, K, ILO>(p, st, j);
+            const fr_d *w = p.tw + stage_twiddle<INV, K, ILO, NEG>(p, q0, sp);
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(w));
+        }
+    }
+}
+
 /* One pass: load the tile, its stages, store it. T: threads a block (THREADS, or the FULL
  * kernels' G16_GPU_NTT_THREADS). */
 template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
@@ -393,6 +446,8 @@ __global__ void __launch_bounds__(T, blocks_at(T)) k_ntt_pass(const ntt_pass p)
     const uint32_t q0 = blockIdx.x << p.g;
     for (uint32_t u = threadIdx.x; u < count; u += T)
         pass_load<FULL>(p, sm, q0, u);
+    if (p.ahead)
+        pass_prefetch<DIT, INV, FULL, K, ILO, NEG, T>(p, q0);
     __syncthreads();
     pass_stages<DIT, INV, LAZY, FULL, K, ILO, NEG, T>(p, sm, q0);
     for (uint32_t u = threadIdx.x; u < count; u += T)
@@ -583,6 +638,8 @@ struct exec {
                         G16_GPU_NTT_NEGACYCLIC=0: by the coset factor's tables */
     bool fuse;        /* H's inverse last pass and forward first pass as one kernel
                          (h_pair_fused); G16_GPU_NTT_FUSE=1, off until measured */
+    bool ahead;       /* top passes prefetch twiddles into L2 (pass_prefetch);
+                         G16_GPU_NTT_AHEAD=1, off until measured */
     unsigned threads; /* threads a block of the FULL kernels: THREADS, or 320 or 512 by
                          G16_GPU_NTT_THREADS (30 or 32 warps an SM instead of 24) */
 };
@@ -594,7 +651,8 @@ struct exec {
  * coset factor's products. Two are experiments, off until a run measures them:
  * G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused), G16_GPU_NTT_THREADS=320|512
  * gives the FULL kernels more threads a block (blocks_at: 3 tiles an SM of 320 threads,
- * or 2 of 512; their registers capped at 64 instead of 85). */
+ * or 2 of 512; their registers capped at 64 instead of 85), G16_GPU_NTT_AHEAD=1 has the
+ * top passes prefetch their twiddles into L2 (pass_prefetch). */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
@@ -607,6 +665,8 @@ void exec_knobs(exec &x)
     x.negacyclic = !(env && strcmp(env, "0") == 0);
     env = getenv("G16_GPU_NTT_FUSE");
     x.fuse = env && strcmp(env, "1") == 0;
+    env = getenv("G16_GPU_NTT_AHEAD");
+    x.ahead = env && strcmp(env, "1") == 0;
     env = getenv("G16_GPU_NTT_THREADS");
     x.threads = env && (strcmp(env, "320") == 0 || strcmp(env, "512") == 0)
                     ? (unsigned)atoi(env)
@@ -968,6 +1028,7 @@ ntt_pass pass_make(bool dit, const exec &x, const ntt_plan &pl, unsigned i,
     p.lo = dit ? done : io.L - done - p.k;
     p.g = x.tile_log - p.k < io.L - p.k ? x.tile_log - p.k : io.L - p.k;
     p.ilo = p.lo < p.g ? p.lo : p.g;
+    p.ahead = x.ahead && x.ctx && p.lo + p.k == io.L && io.tl >= AHEAD_MIN_LOG;
     if (i == 0)
         p.pre = io.pre;
     if (i + 1 == pl.passes) {
