@@ -281,15 +281,8 @@ G16_HD fr_d bfly_mul(const fr_d &w, const fr_d &x)
     return LAZY ? lazy_mul(w, x) : w * x;
 }
 
-/* K, ILO: the pass's k and ilo as constants (K 0, ILO -1: read from p). NEG (forward DIT
- * only): the negacyclic transform, values at s w^i with s a 2n-th root of unity (s^2 = w),
- * from the table of 2^(L + 1): the stage of half-size h = 2^b multiplies by s_4h^(2i' + 1)
- * (i' = i mod h) instead of w_2h^i', since after it each block of 2h holds its sub-
- * polynomial in y = x^(n / 2h) at y = s_4h w_2h^k. So the coset factor s^j costs no
- * product of its own; the stage b = 0 gets products (its twiddle s_4 is not 1): n/2 more
- * a transform, against 2n for the factor's tables (H, snarkjs convention). */
-/* Butterfly j of stage st: its slots s0 and s1 = s0 + 2^sb, and b, the index bit that the
- * stage runs (K, ILO as in pass_stage). */
+/* Butterfly j of stage st: its slots s0 and s1 = s0 + 2^sb, and the bits that the stage
+ * runs, d in the pass and b in the index (K, ILO as in pass_stage). */
 struct stage_pair {
     uint32_t s0, s1;
     unsigned d, b; /* the stage's bit in the pass and in the index */
@@ -326,6 +319,13 @@ G16_HD uint32_t stage_twiddle(const ntt_pass &p, uint32_t q0, const stage_pair &
     return INV ? (1u << (p.tl - 1)) - e : e;
 }
 
+/* K, ILO: the pass's k and ilo as constants (K 0, ILO -1: read from p). NEG (forward DIT
+ * only): the negacyclic transform, values at s w^i with s a 2n-th root of unity (s^2 = w),
+ * from the table of 2^(L + 1): the stage of half-size h = 2^b multiplies by s_4h^(2i' + 1)
+ * (i' = i mod h) instead of w_2h^i', since after it each block of 2h holds its sub-
+ * polynomial in y = x^(n / 2h) at y = s_4h w_2h^k. So the coset factor s^j costs no
+ * product of its own; the stage b = 0 gets products (its twiddle s_4 is not 1): n/2 more
+ * a transform, against 2n for the factor's tables (H, snarkjs convention). */
 template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
           bool NEG = false>
 G16_HD void pass_stage(const ntt_pass &p, uint32_t *sm, uint32_t q0, unsigned st, uint32_t j)
@@ -648,7 +648,7 @@ struct exec {
  * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
  * whole tiles by the general kernel, G16_GPU_NTT_SHAPES=0 by the FULL kernel with the
  * pass's shape read at run time, G16_GPU_NTT_NEGACYCLIC=0 runs H (snarkjs) with the
- * coset factor's products. Two are experiments, off until a run measures them:
+ * coset factor's products. Three are experiments, off until a run measures them:
  * G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused), G16_GPU_NTT_THREADS=320|512
  * gives the FULL kernels more threads a block (blocks_at: 3 tiles an SM of 320 threads,
  * or 2 of 512; their registers capped at 64 instead of 85), G16_GPU_NTT_AHEAD=1 has the
@@ -1068,20 +1068,13 @@ g16_status passes_as(exec &x, const ntt_plan &pl, unsigned from, unsigned to,
     return st;
 }
 
-template <bool DIT, bool INV, bool NEG = false>
-g16_status passes(exec &x, const ntt_plan &pl, unsigned from, unsigned to,
-                  const transform_io &io)
-{
-    return x.lazy ? passes_as<DIT, INV, true, NEG>(x, pl, from, to, io)
-                  : passes_as<DIT, INV, false, NEG>(x, pl, from, to, io);
-}
-
 /* One whole transform by the device's plan. */
 template <bool DIT, bool INV, bool NEG = false>
 g16_status transform(exec &x, const transform_io &io)
 {
     const ntt_plan pl = plan_make(io.L, x.kmax);
-    return passes<DIT, INV, NEG>(x, pl, 0, pl.passes, io);
+    return x.lazy ? passes_as<DIT, INV, true, NEG>(x, pl, 0, pl.passes, io)
+                  : passes_as<DIT, INV, false, NEG>(x, pl, 0, pl.passes, io);
 }
 
 /* k_ntt_fused on the device, T threads a block. */
