@@ -2,8 +2,9 @@
 # Run here before a short GPU call: builds the GPU binaries on this machine (the same nvcc,
 # -arch=sm_90, Release; the CUDA runtime is linked statically, so they need nothing on the
 # GPU machine) and packs them xz-compressed into build-var/ (git-ignored), which the call
-# carries (carry: ["build-var"]). bench/gpu_run.sh unpacks them into build-gpu/ instead
-# of building there, which saves the ~280 s of a build on the device.
+# carries (carry: ["build-var", ".debs"]; .debs/ is fetched too when absent, and the
+# build's own libraries installed on a fresh machine). bench/gpu_run.sh unpacks them into
+# build-gpu/ instead of building there, which saves the ~280 s of a build on the device.
 #
 #   tools/device-pack.sh [TARGET...]    default: g16_cli test_cuda_arith test_cuda_msm
 #                                       bench_gpu_msm
@@ -21,6 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(g16_cli test_cuda_arith test_cuda_msm bench_gpu_msm)
+# A fresh checkout's machine may lack the build's libraries (jansson): install-deps.sh
+# installs only what is missing, so on a prepared machine this costs a few checks.
+tools/install-deps.sh build >/dev/null
 cmake -S . -B build-pack -DCMAKE_BUILD_TYPE=Release -DG16_CUDA=ON -DG16_DAEMON=OFF >/dev/null
 cmake --build build-pack -j "$(nproc)" --target "${targets[@]}"
 rm -rf build-var
@@ -38,5 +42,8 @@ done
 tar cf - -C "$stage" . | xz -T1 -9 --lzma2=dict=256MiB -c >build-var/bins.tar.xz
 git rev-parse --short HEAD >build-var/COMMIT
 git diff --quiet || echo "(+uncommitted changes)" >>build-var/COMMIT
+# The g16 CLI links libjansson, which the GPU machine lacks: its .deb files travel as .debs/
+# (carry: ["build-var", ".debs"]).
+ls .debs/*.deb >/dev/null 2>&1 || tools/device-prepare.sh >/dev/null
 du -sh build-var
 ls -l build-var
