@@ -2,21 +2,27 @@
  * inverse, coset forward and coset inverse transforms, and H in both conventions (h in
  * a's buffer, as a prover runs it), at 2^20, 2^24, 2^26 and 2^27.
  *
- *   bench_gpu_ntt [--sizes 20,24,26,27] [--reps R]
+ *   bench_gpu_ntt [--sizes 20,24,26,27] [--reps R] [--check]
  *
  * Each operation runs once to warm up (the first one builds the size's twiddle table),
  * then R times (default 7); the table gives the median by CUDA events, the traffic the
  * design moves over that time (GB/s) and the Montgomery products per second, and the
  * ratio to the H200 floor: max(bytes / 4.3 TB/s, products * 256 multiply-adds / 11.8 T
  * per second) (DESIGN.md). Before timing, a round trip per size (forward then inverse on
- * data) must give the input back exactly. Exit 77 with "no GPU" when there is no device
- * or the build has no CUDA. */
+ * data) must give the input back exactly. --check also compares H, both conventions, with
+ * the CPU's (groth16/h_poly.h) at every size, every element, on inputs that are not
+ * periodic (the timing's fill repeats 2^20 elements, whose transforms are mostly zeros):
+ * the benchmark's own kernel variant (G16_GPU_NTT_* knobs) is then verified at the sizes
+ * it times. It needs three host vectors a size (12 GiB at 2^27) and the CPU's H (seconds
+ * at 2^27 on 16 cores). A wrong result makes the exit status 1. Exit 77 with "no GPU"
+ * when there is no device or the build has no CUDA. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "field/fr.h"
 #include "g16.h"
+#include "groth16/h_poly.h"
 
 #ifdef G16_HAVE_CUDA
 #include "backend/cuda/cuda_ntt.h"
@@ -119,6 +125,51 @@ static bool round_trip(cuda_ctx *ctx, void *dev, unsigned L, const fr_t *pattern
     return true;
 }
 
+/* --check: inputs a, b, c of 2^L elements that no short period repeats: the pattern
+ * plus or minus the index, b's pattern shifted by half its length. */
+static void check_inputs(fr_t *a, fr_t *b, fr_t *c, size_t n, const fr_t *pattern, size_t plen)
+{
+    fr_t index, one;
+    fr_zero(&index);
+    fr_one(&one);
+    for (size_t i = 0; i < n; i++) {
+        fr_add(&a[i], &pattern[i % plen], &index);
+        fr_add(&b[i], &pattern[(i + plen / 2) % plen], &index);
+        fr_sub(&c[i], &pattern[i % plen], &index);
+        fr_add(&index, &index, &one);
+    }
+}
+
+/* --check: H in `convention` on the device buffers a, b, c equals the CPU's h_poly_compute,
+ * every element; ha, hb, hc: host vectors of 2^L; tmp: plen elements. */
+static bool h_check(cuda_ctx *ctx, void *a, void *b, void *c, unsigned L, int convention,
+                    const fr_t *pattern, size_t plen, fr_t *ha, fr_t *hb, fr_t *hc, fr_t *tmp)
+{
+    size_t n = (size_t)1 << L;
+    check_inputs(ha, hb, hc, n, pattern, plen);
+    if (cuda_ctx_upload(ctx, a, ha, n * sizeof(fr_t)) != G16_OK ||
+        cuda_ctx_upload(ctx, b, hb, n * sizeof(fr_t)) != G16_OK ||
+        cuda_ctx_upload(ctx, c, hc, n * sizeof(fr_t)) != G16_OK ||
+        cuda_h_poly(ctx, a, a, b, c, L, convention, NULL) != G16_OK ||
+        h_poly_compute(ha, ha, hb, hc, L, (h_poly_convention)convention) != G16_OK) {
+        printf("2^%u: H check failed to run: %s\n", L, g16_last_error());
+        return false;
+    }
+    for (size_t off = 0; off < n; off += plen) {
+        size_t len = n - off < plen ? n - off : plen;
+        if (cuda_ctx_download(ctx, tmp, (char *)a + off * sizeof(fr_t), len * sizeof(fr_t)) !=
+            G16_OK)
+            return false;
+        for (size_t i = 0; i < len; i++)
+            if (memcmp(&tmp[i], &ha[off + i], sizeof(fr_t)) != 0) {
+                printf("2^%u: H (%s) differs from the CPU's at index %zu\n", L,
+                       convention ? "classic" : "snarkjs", off + i);
+                return false;
+            }
+    }
+    return true;
+}
+
 static int parse_sizes(const char *s, unsigned *sizes, int max)
 {
     int count = 0;
@@ -140,17 +191,20 @@ int main(int argc, char **argv)
     unsigned sizes[16] = {20, 24, 26, 27};
     int nsizes = 4;
     unsigned reps = 7;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--sizes"))
-            nsizes = parse_sizes(argv[i + 1], sizes, 16);
-        else if (!strcmp(argv[i], "--reps"))
-            reps = (unsigned)atoi(argv[i + 1]);
+    bool check = false, bad_args = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--check"))
+            check = true;
+        else if (i + 1 < argc && !strcmp(argv[i], "--sizes"))
+            nsizes = parse_sizes(argv[++i], sizes, 16);
+        else if (i + 1 < argc && !strcmp(argv[i], "--reps"))
+            reps = (unsigned)atoi(argv[++i]);
         else
-            nsizes = -1;
+            bad_args = true;
     }
-    if (nsizes <= 0 || argc % 2 == 0 || reps < 1 || reps > MAX_REPS) {
-        fprintf(stderr, "usage: %s [--sizes 20,24,26,27] [--reps R (1..%d)]\n", argv[0],
-                MAX_REPS);
+    if (bad_args || nsizes <= 0 || reps < 1 || reps > MAX_REPS) {
+        fprintf(stderr, "usage: %s [--sizes 20,24,26,27] [--reps R (1..%d)] [--check]\n",
+                argv[0], MAX_REPS);
         return 2;
     }
     cuda_ctx *ctx;
@@ -203,6 +257,20 @@ int main(int argc, char **argv)
                ok ? "exact" : "WRONG");
         if (!ok)
             rc = 1;
+        if (check) {
+            fr_t *ha = malloc(n * sizeof(fr_t)), *hb = malloc(n * sizeof(fr_t)),
+                 *hc = malloc(n * sizeof(fr_t));
+            for (int conv = 0; conv < 2; conv++) {
+                bool same = ha && hb && hc &&
+                            h_check(ctx, a, b, c, L, conv, pattern, plen, ha, hb, hc, tmp);
+                printf("2^%u: H (%s) %s the CPU's\n", L, conv ? "classic" : "snarkjs",
+                       same ? "equals" : !(ha && hb && hc) ? "(no host memory) unchecked against"
+                                                          : "DIFFERS from");
+                if (!same)
+                    rc = 1;
+            }
+            free(ha), free(hb), free(hc);
+        }
         if (fill(ctx, a, n, pattern, plen) != G16_OK || fill(ctx, b, n, pattern, plen) != G16_OK ||
             fill(ctx, c, n, pattern, plen) != G16_OK) {
             printf("2^%u: upload failed: %s\n", L, g16_last_error());

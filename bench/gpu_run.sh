@@ -11,6 +11,9 @@
 #   tests      every GPU test, each against the CPU, and a snarkjs proof on the GPU
 #   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
 #   ntt        bench_gpu_ntt
+#   ntt-check  bench_gpu_ntt --check (H against the CPU, every element, 2^24 and 2^27:
+#              NTT_CHECK_SIZES), the default kernels and G16_GPU_NTT_FUSE=1 (NTT_CHECK_ENV:
+#              other settings, space-separated, VAR=VALUE,VAR=VALUE each)
 #   pipe20     the pipeline: 2 jobs x 4 partitions at 2^20, trace report
 #   part26     3 partitions at 2^26 (the setup on the GPU, the key kept in $KEYS/k26.key
 #              for the steps below), trace report
@@ -256,7 +259,8 @@ for step in "${steps[@]}"; do
       name=ab_$(echo "$entry" | tr -c 'A-Za-z0-9_\n' '_')
       eval "args=(${AB_ARGS:---case \"G1 dense\" --min-log2 24 --max-log2 26 --reps 2})"
       run "$name" ${AB_LIMIT:-120} env $vars "build-gpu/$bin" "${args[@]}"
-      grep -hE '^\| (G|forward|inverse|coset|H)' "$logs/$name.txt" | sed "s/^/    $entry: /"
+      grep -hE '^\| (G|forward|inverse|coset|H)|^2\^[0-9]+: (H .* the CPU|H check|round)' \
+        "$logs/$name.txt" | sed "s/^/    $entry: /"
     done
     ;;
   upload)
@@ -269,7 +273,8 @@ for step in "${steps[@]}"; do
       "$logs"/test_cuda_pipeline.txt | head -20 | sed 's/^/    /'
     ;;
   test_cuda_ntt)
-    # 16 modes (session 26) outgrew 300 s (run 93); NTT_TEST_LIMIT overrides.
+    # 16 modes (session 26) outgrew 300 s (run 93); 10 since session 28. NTT_TEST_LIMIT
+    # overrides.
     run test_cuda_ntt ${NTT_TEST_LIMIT:-540} build-gpu/test_cuda_ntt
     grep -hE 'differ|FAIL|checks' "$logs"/test_cuda_ntt.txt | head -20 | sed 's/^/    /'
     ;;
@@ -374,22 +379,22 @@ for step in "${steps[@]}"; do
     # first LDS lines of a shaped and the general kernel (their addressing).
     cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
     "$cuobj" -sass build-gpu/bench_gpu_ntt >"$logs/ntt.sass" 2>&1
-    # <DIT, INV, LAZY, FULL, K, ILO, NEG, T = 256 threads>: forward DIT lazy of shape 9/0
-    # and 9/2, FULL reading its shape, general, reduced; the negacyclic DIT (H, snarkjs) of
-    # shape 9/0; then the forward DIF (plain transforms) of shape 9/2 and the inverse DIF's
-    # FULL (inverse transforms have no shaped kernels); last, H's fused pass <LAZY, FULL,
-    # K, NEG, T> of 9 stages (G16_GPU_NTT_FUSE=1). (Itanium mangling: ILO -1 is Lin1E.)
-    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0ELj256E \
-             k_ntt_passILb1ELb0ELb1ELb1ELj0ELin1ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0ELj256E \
-             k_ntt_passILb1ELb0ELb0ELb0ELj0ELin1ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb1ELj256E \
-             k_ntt_passILb0ELb0ELb1ELb1ELj9ELi2ELb0ELj256E k_ntt_passILb0ELb1ELb1ELb1ELj0ELin1ELb0ELj256E \
-             k_ntt_fusedILb1ELb1ELj9ELb1ELj256E; do
+    # <DIT, INV, LAZY, FULL, K, ILO, NEG>: forward DIT lazy of shape 9/0 and 9/2, FULL
+    # reading its shape, general, reduced; the negacyclic DIT (H, snarkjs) of shape 9/0;
+    # then the forward DIF (plain transforms) of shape 9/2 and the inverse DIF's FULL
+    # (inverse transforms have no shaped kernels); last, H's fused pass <LAZY, FULL, K,
+    # NEG> of 9 stages (G16_GPU_NTT_FUSE=1). (Itanium mangling: ILO -1 is Lin1E.)
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb0E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0E \
+             k_ntt_passILb1ELb0ELb1ELb1ELj0ELin1ELb0E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0E \
+             k_ntt_passILb1ELb0ELb0ELb0ELj0ELin1ELb0E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb1E \
+             k_ntt_passILb0ELb0ELb1ELb1ELj9ELi2ELb0E k_ntt_passILb0ELb1ELb1ELb1ELj0ELin1ELb0E \
+             k_ntt_fusedILb1ELb1ELj9ELb1E; do
       ops=$(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
         grep -oE '^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?[A-Z][A-Z0-9_.]*' | awk '{ print $NF }')
       echo "    $k: $(echo "$ops" | wc -l) instructions; $(echo "$ops" | sort | uniq -c |
         sort -rn | head -10 | awk '{ printf "%s %s, ", $2, $1 }')"
     done
-    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0ELj256E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0ELj256E; do
+    for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0E; do
       echo "    $k: $(awk -v k="$k" '/Function :/ { f = index($0, k) > 0; next } f' "$logs/ntt.sass" |
         grep -oE 'LDS[^;]*' | head -8 | tr '\n' ' ')"
     done
@@ -408,6 +413,17 @@ for step in "${steps[@]}"; do
     ;;
   msm-quick) run bench_gpu_msm 300 build-gpu/bench_gpu_msm --quick; cat "$logs/bench_gpu_msm.txt" ;;
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
+  ntt-check)
+    # H against the CPU at the sizes it is timed at (bench_gpu_ntt --check), the default
+    # kernels and each setting in NTT_CHECK_ENV (default: the fused passes).
+    for vars in "" ${NTT_CHECK_ENV:-G16_GPU_NTT_FUSE=1}; do
+      name=ntt_check${vars:+_$(echo "$vars" | tr -c 'A-Za-z0-9_\n' '_')}
+      run "$name" 300 env $(echo "$vars" | tr , " ") build-gpu/bench_gpu_ntt \
+        --sizes "${NTT_CHECK_SIZES:-24,27}" --reps 1 --check
+      grep -hE '^2\^[0-9]+: (H .* the CPU|H check|round)|^\| H' "$logs/$name.txt" |
+        sed "s/^/    ${vars:-default}: /"
+    done
+    ;;
   pipe20) bench_job pipe20 300 --constraints 1048576 --partitions 4 -c 2 -j 2 --synth-threads 8 ;;
   part24) bench_job part24 200 --constraints 16777216 --partitions 2 --synth-threads 8 ;;
   part26) G16_SETUP_TIMES=1 bench_job part26 560 --constraints 67108864 --partitions 3 --synth-threads 6 \

@@ -35,31 +35,23 @@ static unsigned g_kmax, g_tile;
  * p (G16_GPU_NTT_LAZY), whole tiles by the FULL kernels or the general one
  * (G16_GPU_NTT_FULL), passes of 8-10 stages by kernels built for their shape or by the
  * FULL kernel that reads it (G16_GPU_NTT_SHAPES), H (snarkjs) by the negacyclic forward
- * transform or by the coset factor's products (G16_GPU_NTT_NEGACYCLIC), H's middle passes
- * fused (G16_GPU_NTT_FUSE), the FULL kernels' threads a block (G16_GPU_NTT_THREADS) and
- * the top passes' twiddles prefetched (G16_GPU_NTT_AHEAD, from 2^22 points). Modes that
- * change H alone (no negacyclic, fused) check H alone; the threads a block and the
- * prefetch change nothing an emulation runs, so those modes run on the GPU only. */
+ * transform or by the coset factor's products (G16_GPU_NTT_NEGACYCLIC) and H's middle
+ * passes fused (G16_GPU_NTT_FUSE). Modes that change H alone (no negacyclic, fused)
+ * check H alone. */
 typedef struct {
-    const char *name, *lazy, *full, *shapes, *negacyclic, *fuse, *threads, *ahead;
+    const char *name, *lazy, *full, *shapes, *negacyclic, *fuse;
 } ntt_mode;
 static const ntt_mode g_modes[] = {
-    {"lazy", "1", "1", "1", "1", "0", "256", "0"},
-    {"lazy, no shapes", "1", "1", "0", "1", "0", "256", "0"},
-    {"lazy, general kernel", "1", "0", "1", "1", "0", "256", "0"},
-    {"reduced", "0", "1", "1", "1", "0", "256", "0"},
-    {"lazy, H by coset factors", "1", "1", "1", "0", "0", "256", "0"},
-    {"lazy, H fused", "1", "1", "1", "1", "1", "256", "0"},
-    {"lazy, H fused, no shapes", "1", "1", "0", "1", "1", "256", "0"},
-    {"lazy, H fused, general kernel", "1", "0", "1", "1", "1", "256", "0"},
-    {"reduced, H fused", "0", "1", "1", "1", "1", "256", "0"},
-    {"lazy, H fused by coset factors", "1", "1", "1", "0", "1", "256", "0"},
-    {"lazy, 512 threads", "1", "1", "1", "1", "0", "512", "0"},
-    {"lazy, 320 threads", "1", "1", "1", "1", "0", "320", "0"},
-    {"lazy, 320 threads, H fused", "1", "1", "1", "1", "1", "320", "0"},
-    {"lazy, 512 threads, H fused", "1", "1", "1", "1", "1", "512", "0"},
-    {"lazy, twiddles ahead", "1", "1", "1", "1", "0", "256", "1"},
-    {"lazy, twiddles ahead, no shapes", "1", "1", "0", "1", "0", "256", "1"},
+    {"lazy", "1", "1", "1", "1", "0"},
+    {"lazy, no shapes", "1", "1", "0", "1", "0"},
+    {"lazy, general kernel", "1", "0", "1", "1", "0"},
+    {"reduced", "0", "1", "1", "1", "0"},
+    {"lazy, H by coset factors", "1", "1", "1", "0", "0"},
+    {"lazy, H fused", "1", "1", "1", "1", "1"},
+    {"lazy, H fused, no shapes", "1", "1", "0", "1", "1"},
+    {"lazy, H fused, general kernel", "1", "0", "1", "1", "1"},
+    {"reduced, H fused", "0", "1", "1", "1", "1"},
+    {"lazy, H fused by coset factors", "1", "1", "1", "0", "1"},
 };
 static const ntt_mode *g_mode = &g_modes[0];
 
@@ -71,17 +63,7 @@ static void mode_set(const ntt_mode *m)
     setenv("G16_GPU_NTT_SHAPES", m->shapes, 1);
     setenv("G16_GPU_NTT_NEGACYCLIC", m->negacyclic, 1);
     setenv("G16_GPU_NTT_FUSE", m->fuse, 1);
-    setenv("G16_GPU_NTT_THREADS", m->threads, 1);
-    setenv("G16_GPU_NTT_AHEAD", m->ahead, 1);
 }
-
-#if TEST_CUDA_NTT_EMULATE
-/* The mode changes nothing that an emulation runs. */
-static bool mode_gpu_only(const ntt_mode *m)
-{
-    return strcmp(m->threads, "256") != 0 || strcmp(m->ahead, "1") == 0;
-}
-#endif
 
 /* The mode changes H alone. */
 static bool mode_h_only(const ntt_mode *m)
@@ -317,8 +299,6 @@ int main(void)
      * pass's shape differ from the default only on whole tiles of the GPU's plan (2^11
      * points and more; forward passes of 8 to 10 stages from 2^17). */
     for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
-        if (mode_gpu_only(&g_modes[mi]))
-            continue;
         mode_set(&g_modes[mi]);
         if (mode_h_only(&g_modes[mi])) {
             /* The GPU's plan (2^17: a fused pass of 8 stages, 2^18 of 9, 2^20 of 10), then

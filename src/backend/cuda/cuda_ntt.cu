@@ -34,16 +34,13 @@
  *   (pass_shape: the stage loop unrolled, the bit positions constants; -1.5 to -2.2% for
  *   the plain and coset forward NTTs, -0.8% for H's forward half, runs 68-69; inverse
  *   transforms lost 0.2-0.7% with them); G16_GPU_NTT_SHAPES=0 reads them.
- * - Experiments, off until measured (exec_knobs): G16_GPU_NTT_FUSE=1 runs H's
- *   inverse and forward transform of each buffer with the inverse's last pass and the
- *   forward's first as one kernel (k_ntt_fused: both take the index bits [0, k) on the
- *   same tiles; 2^27: 15 passes for H instead of 18); G16_GPU_NTT_THREADS=320|512 gives
- *   the FULL kernels more warps an SM: 3 blocks of 320 threads (30 warps instead of 24,
- *   but 1024 butterflies a stage leave 64 threads a fourth) or 2 blocks of 512 (32
- *   warps, two butterflies each a stage); registers capped at 64 either way, which
- *   ptxas meets without spills; G16_GPU_NTT_AHEAD=1: the passes that take the index's
- *   top bit (their twiddles spread over all of a table larger than L2) prefetch two
- *   stages' twiddles into L2 while their tile loads (pass_prefetch).
+ * - G16_GPU_NTT_FUSE=1 (off until a GPU run verifies it; -0.6% on H at 2^27, run 93)
+ *   runs H's inverse and forward transform of each buffer with the inverse's last pass
+ *   and the forward's first as one kernel (k_ntt_fused: both take the index bits [0, k)
+ *   on the same tiles; 2^27: 15 passes for H instead of 18). Two other experiments lost
+ *   and were removed (bench/NOTES.md, session 27): 320 or 512 threads a block (+5-9%:
+ *   the 64-register cap costs more than the extra warps give) and prefetching the top
+ *   passes' twiddles into L2 (+0.1-0.5%).
  * - Coset factors c g^j (the shift s^j on the way to a coset, scale s^-j / n on the way
  *   back) ride on the first pass's loads or the last pass's stores: g^j is the product of
  *   two entries of small tables (2^15 entries each at most, built on the device per call),
@@ -79,19 +76,10 @@ constexpr unsigned TILE_LOG = 11; /* elements per block tile (64 KiB of shared m
 constexpr unsigned KMAX = 10;     /* radix-2 stages per pass at most */
 constexpr unsigned THREADS = 256; /* threads per block of a pass */
 constexpr unsigned BLOCKS_PER_SM = 3; /* 3 x 64 KiB of shared memory, <= 85 registers */
-/* Blocks an SM of T threads that a pass kernel is built for: 3 tiles fit the shared
- * memory, but 3 blocks of 512 threads would need 42 registers or fewer; 2 of them fill the
- * SM's warps as well (32) at 64. */
-constexpr unsigned blocks_at(unsigned T)
-{
-    return T >= 512 ? 2 : BLOCKS_PER_SM;
-}
 constexpr unsigned POW_LOG = 15;  /* entries of each two-level power table, at most */
 constexpr unsigned BR_LOG = 4;    /* bit-reversal tiles of 2^4 x 2^4 elements */
 constexpr unsigned BR_PITCH = (1u << BR_LOG) + 1;
 constexpr unsigned BR_PLANE = BR_PITCH << BR_LOG; /* words per limb plane of a tile */
-/* G16_GPU_NTT_AHEAD: tables of 2^22 entries (64 MiB) and more outgrow the H200's 50 MB L2. */
-constexpr unsigned AHEAD_MIN_LOG = 22;
 /* Twiddle tables up to 2^(28 + 1): H (snarkjs) at 2^L reads the table of 2^(L + 1). */
 constexpr unsigned TABLE_MAX_LOG = CUDA_NTT_MAX_LOG2N + 1;
 
@@ -216,7 +204,6 @@ struct ntt_pass {
     unsigned L, lo, k, g, ilo;
     unsigned tl; /* the table's size: L, or L + 1 for the negacyclic DIT (H, snarkjs) */
     bool last;        /* the transform's last pass: its stores are reduced below p */
-    bool ahead;       /* the block asks L2 for two stages' twiddles first (pass_prefetch) */
     factor_desc pre;  /* applied to the loads (first pass) */
     factor_desc post; /* applied to the stores (last pass) */
     /* Last pass of H: also h = fa * fb - x at every position (x is stored too). */
@@ -393,64 +380,40 @@ G16_HD void pass_turn(const ntt_pass &p, uint32_t *sm, uint32_t q0, uint32_t u)
 
 /* The k stages of a pass on the tile in shared memory, a barrier after each. K, ILO (FULL
  * kernels of a fixed shape, pass_shape): the stage loop unrolled, each stage's bit
- * positions constants. T: the block's threads. */
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K, int ILO, bool NEG, unsigned T>
+ * positions constants. */
+template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K, int ILO, bool NEG>
 __device__ __forceinline__ void pass_stages(const ntt_pass &p, uint32_t *sm, uint32_t q0)
 {
     const uint32_t count = tile_count<FULL>(p);
     if constexpr (K != 0) {
 #pragma unroll
         for (unsigned st = 0; st < K; st++) {
-            for (uint32_t j = threadIdx.x; j < count / 2; j += T)
+            for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
                 pass_stage<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0, st, j);
             __syncthreads();
         }
     } else {
         for (unsigned st = 0; st < p.k; st++) {
-            for (uint32_t j = threadIdx.x; j < count / 2; j += T)
+            for (uint32_t j = threadIdx.x; j < count / 2; j += THREADS)
                 pass_stage<DIT, INV, LAZY, FULL, 0, -1, NEG>(p, sm, q0, st, j);
             __syncthreads();
         }
     }
 }
 
-/* G16_GPU_NTT_AHEAD=1 (p.ahead: the pass that takes the index's top bit, from tables of
- * 2^22 on, whose stages read entries from all of a table that L2 cannot hold; run 90's
- * long-scoreboard stall): while its tile loads, the block asks L2 for the twiddles of the
- * two stages after the first that read the most distinct entries, a DIT's last two and a
- * DIF's second and third (a DIF's first reads its own at once). One prefetch a butterfly
- * of those stages, no registers held across the barrier. */
-template <bool DIT, bool INV, bool FULL, unsigned K, int ILO, bool NEG, unsigned T>
-__device__ __forceinline__ void pass_prefetch(const ntt_pass &p, uint32_t q0)
-{
-    const uint32_t count = tile_count<FULL>(p);
-    const unsigned k = K ? K : p.k;
-    for (unsigned a = 0; a < 2 && a + 1 < k; a++) {
-        const unsigned st = DIT ? k - 1 - a : a + 1;
-        for (uint32_t j = threadIdx.x; j < count / 2; j += T) {
-            const stage_pair sp = stage_slots<DIT, K, ILO>(p, st, j);
-            const fr_d *w = p.tw + stage_twiddle<INV, K, ILO, NEG>(p, q0, sp);
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(w));
-        }
-    }
-}
-
-/* One pass: load the tile, its stages, store it. T: threads a block (THREADS, or the FULL
- * kernels' G16_GPU_NTT_THREADS). */
+/* One pass: load the tile, its stages, store it. */
 template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
-          bool NEG = false, unsigned T = THREADS>
-__global__ void __launch_bounds__(T, blocks_at(T)) k_ntt_pass(const ntt_pass p)
+          bool NEG = false>
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM) k_ntt_pass(const ntt_pass p)
 {
     extern __shared__ uint32_t sm[];
     const uint32_t count = tile_count<FULL>(p);
     const uint32_t q0 = blockIdx.x << p.g;
-    for (uint32_t u = threadIdx.x; u < count; u += T)
+    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
         pass_load<FULL>(p, sm, q0, u);
-    if (p.ahead)
-        pass_prefetch<DIT, INV, FULL, K, ILO, NEG, T>(p, q0);
     __syncthreads();
-    pass_stages<DIT, INV, LAZY, FULL, K, ILO, NEG, T>(p, sm, q0);
-    for (uint32_t u = threadIdx.x; u < count; u += T)
+    pass_stages<DIT, INV, LAZY, FULL, K, ILO, NEG>(p, sm, q0);
+    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
         pass_store<LAZY, FULL>(p, sm, q0, u);
 }
 
@@ -459,22 +422,22 @@ __global__ void __launch_bounds__(T, blocks_at(T)) k_ntt_pass(const ntt_pass p)
  * so the values go through device memory once instead of twice between them. pi: the
  * inverse's (DIF, its post factor applied by pass_turn), pf: the forward's (DIT; NEG as
  * in pass_stage); K: pf's stages as constants (pass_shape's, ILO = 0: lo is 0). */
-template <bool LAZY, bool FULL, unsigned K, bool NEG, unsigned T>
-__global__ void __launch_bounds__(T, blocks_at(T))
+template <bool LAZY, bool FULL, unsigned K, bool NEG>
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
     k_ntt_fused(const ntt_pass pi, const ntt_pass pf)
 {
     extern __shared__ uint32_t sm[];
     const uint32_t count = tile_count<FULL>(pi);
     const uint32_t q0 = blockIdx.x << pi.g;
-    for (uint32_t u = threadIdx.x; u < count; u += T)
+    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
         pass_load<FULL>(pi, sm, q0, u);
     __syncthreads();
-    pass_stages<false, true, LAZY, FULL, 0, -1, false, T>(pi, sm, q0);
-    for (uint32_t u = threadIdx.x; u < count; u += T)
+    pass_stages<false, true, LAZY, FULL, 0, -1, false>(pi, sm, q0);
+    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
         pass_turn<LAZY, FULL>(pi, sm, q0, u);
     __syncthreads();
-    pass_stages<true, false, LAZY, FULL, K, K ? 0 : -1, NEG, T>(pf, sm, q0);
-    for (uint32_t u = threadIdx.x; u < count; u += T)
+    pass_stages<true, false, LAZY, FULL, K, K ? 0 : -1, NEG>(pf, sm, q0);
+    for (uint32_t u = threadIdx.x; u < count; u += THREADS)
         pass_store<LAZY, FULL>(pf, sm, q0, u);
 }
 
@@ -636,23 +599,16 @@ struct exec {
                         G16_GPU_NTT_SHAPES=0: not */
     bool negacyclic; /* H (snarkjs) by the negacyclic forward (h_run);
                         G16_GPU_NTT_NEGACYCLIC=0: by the coset factor's tables */
-    bool fuse;        /* H's inverse last pass and forward first pass as one kernel
-                         (h_pair_fused); G16_GPU_NTT_FUSE=1, off until measured */
-    bool ahead;       /* top passes prefetch twiddles into L2 (pass_prefetch);
-                         G16_GPU_NTT_AHEAD=1, off until measured */
-    unsigned threads; /* threads a block of the FULL kernels: THREADS, or 320 or 512 by
-                         G16_GPU_NTT_THREADS (30 or 32 warps an SM instead of 24) */
+    bool fuse;       /* H's inverse last pass and forward first pass as one kernel
+                        (h_pair_fused); G16_GPU_NTT_FUSE=1, off until a GPU run verifies it */
 };
 
 /* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
  * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
  * whole tiles by the general kernel, G16_GPU_NTT_SHAPES=0 by the FULL kernel with the
  * pass's shape read at run time, G16_GPU_NTT_NEGACYCLIC=0 runs H (snarkjs) with the
- * coset factor's products. Three are experiments, off until a run measures them:
- * G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused), G16_GPU_NTT_THREADS=320|512
- * gives the FULL kernels more threads a block (blocks_at: 3 tiles an SM of 320 threads,
- * or 2 of 512; their registers capped at 64 instead of 85), G16_GPU_NTT_AHEAD=1 has the
- * top passes prefetch their twiddles into L2 (pass_prefetch). */
+ * coset factor's products. G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused):
+ * measured a gain (run 93), off until a GPU run verifies its results. */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
@@ -665,12 +621,6 @@ void exec_knobs(exec &x)
     x.negacyclic = !(env && strcmp(env, "0") == 0);
     env = getenv("G16_GPU_NTT_FUSE");
     x.fuse = env && strcmp(env, "1") == 0;
-    env = getenv("G16_GPU_NTT_AHEAD");
-    x.ahead = env && strcmp(env, "1") == 0;
-    env = getenv("G16_GPU_NTT_THREADS");
-    x.threads = env && (strcmp(env, "320") == 0 || strcmp(env, "512") == 0)
-                    ? (unsigned)atoi(env)
-                    : THREADS;
 }
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
@@ -913,29 +863,16 @@ g16_status kernel_attributes(const exec &x, Kernel *kernel)
     return G16_OK;
 }
 
-template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K, int ILO, bool NEG, unsigned T>
-g16_status launch_pass_threads(exec &x, const ntt_pass &p, unsigned tile)
-{
-    auto *kernel = k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO, NEG, T>;
-    g16_status st = kernel_attributes(x, kernel);
-    if (st == G16_OK)
-        kernel<<<1u << (p.L - tile), T, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
-    return st;
-}
-
-/* One pass kernel on the device: the FULL ones with x.threads a block, the others with
- * THREADS. */
+/* One pass kernel on the device. */
 template <bool DIT, bool INV, bool LAZY, bool FULL, unsigned K = 0, int ILO = -1,
           bool NEG = false>
 g16_status launch_pass_as(exec &x, const ntt_pass &p, unsigned tile)
 {
-    if constexpr (FULL) {
-        if (x.threads == 512)
-            return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, 512>(x, p, tile);
-        if (x.threads == 320)
-            return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, 320>(x, p, tile);
-    }
-    return launch_pass_threads<DIT, INV, LAZY, FULL, K, ILO, NEG, THREADS>(x, p, tile);
+    auto *kernel = k_ntt_pass<DIT, INV, LAZY, FULL, K, ILO, NEG>;
+    g16_status st = kernel_attributes(x, kernel);
+    if (st == G16_OK)
+        kernel<<<1u << (p.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(p);
+    return st;
 }
 
 /* A FULL pass of K stages (8 to 10: every pass of 2^20 to 2^28) by the kernel built for
@@ -1028,7 +965,6 @@ ntt_pass pass_make(bool dit, const exec &x, const ntt_plan &pl, unsigned i,
     p.lo = dit ? done : io.L - done - p.k;
     p.g = x.tile_log - p.k < io.L - p.k ? x.tile_log - p.k : io.L - p.k;
     p.ilo = p.lo < p.g ? p.lo : p.g;
-    p.ahead = x.ahead && x.ctx && p.lo + p.k == io.L && io.tl >= AHEAD_MIN_LOG;
     if (i == 0)
         p.pre = io.pre;
     if (i + 1 == pl.passes) {
@@ -1077,19 +1013,7 @@ g16_status transform(exec &x, const transform_io &io)
                   : passes_as<DIT, INV, false, NEG>(x, pl, 0, pl.passes, io);
 }
 
-/* k_ntt_fused on the device, T threads a block. */
-template <bool LAZY, bool FULL, unsigned K, bool NEG, unsigned T>
-g16_status launch_fused_threads(exec &x, const ntt_pass &pi, const ntt_pass &pf,
-                                unsigned tile)
-{
-    auto *kernel = k_ntt_fused<LAZY, FULL, K, NEG, T>;
-    g16_status st = kernel_attributes(x, kernel);
-    if (st == G16_OK)
-        kernel<<<1u << (pi.L - tile), T, sizeof(fr_d) << tile, x.ctx->stream>>>(pi, pf);
-    return st;
-}
-
-/* k_ntt_fused on the device (the FULL kernels with x.threads a block) or emulated. */
+/* k_ntt_fused on the device or emulated. */
 template <bool LAZY, bool FULL, unsigned K, bool NEG>
 g16_status launch_fused_as(exec &x, const ntt_pass &pi, const ntt_pass &pf, unsigned tile,
                            uint32_t *sm)
@@ -1098,13 +1022,11 @@ g16_status launch_fused_as(exec &x, const ntt_pass &pi, const ntt_pass &pf, unsi
         emulate_fused<LAZY, FULL, K, NEG>(pi, pf, sm);
         return G16_OK;
     }
-    if constexpr (FULL) {
-        if (x.threads == 512)
-            return launch_fused_threads<LAZY, FULL, K, NEG, 512>(x, pi, pf, tile);
-        if (x.threads == 320)
-            return launch_fused_threads<LAZY, FULL, K, NEG, 320>(x, pi, pf, tile);
-    }
-    return launch_fused_threads<LAZY, FULL, K, NEG, THREADS>(x, pi, pf, tile);
+    auto *kernel = k_ntt_fused<LAZY, FULL, K, NEG>;
+    g16_status st = kernel_attributes(x, kernel);
+    if (st == G16_OK)
+        kernel<<<1u << (pi.L - tile), THREADS, sizeof(fr_d) << tile, x.ctx->stream>>>(pi, pf);
+    return st;
 }
 
 /* The kernel for a fused pass, chosen as launch_pass chooses: FULL for whole tiles of the
