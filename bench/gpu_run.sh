@@ -26,6 +26,8 @@
 #   job26c3    job26c with three workers on the GPU (--provers 3) and a 72G budget
 #   tests-quick  test_fixed_base --device and test_cuda_pipeline only
 #   part27     3 partitions at 2^27 (the last one alone on the GPU: a 2^27 partition's GPU time)
+#   part27g2   the same with the B2 MSM on the CPU (--g2-cpu: the issue's option; the GPU
+#              time without G2's MSM, and whether the host's G2 keeps up)
 #   job27      one 10-partition job at 2^27 (issue 7's figure at 2^27), one witness
 #              pre-synthesized, a 110G budget (key and cached witness included) on this
 #              125 GiB host
@@ -442,6 +444,8 @@ for step in "${steps[@]}"; do
     --mem-budget 64G --synth-cache 2 --key "$keys/k26.key" --gpu-key streamed ;;
   part27) G16_SETUP_TIMES=1 bench_job part27 580 --constraints 134217728 --partitions 3 --synth-threads 6 \
     --mem-budget 88G ;;
+  part27g2) bench_job part27g2 580 --constraints 134217728 --partitions 3 --synth-threads 6 \
+    --mem-budget 88G --g2-cpu ;;
   job27) bench_job job27 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 ;;
   job27r) bench_job job27r 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
