@@ -36,6 +36,7 @@ typedef struct {
     double ms[MAX_REPS];
     double h_inverse[MAX_REPS], h_forward[MAX_REPS], h_final[MAX_REPS];
     unsigned passes, launches;
+    int h_fused;
 } op_runs;
 
 static int cmp_double(const void *a, const void *b)
@@ -289,6 +290,7 @@ int main(int argc, char **argv)
                 r.h_final[i] = info.ms_h_final;
                 r.passes = info.passes;
                 r.launches = info.launches;
+                r.h_fused = info.h_fused;
             }
             if (st != G16_OK) {
                 printf("2^%u %s: %s\n", L, op_names[op], g16_last_error());
@@ -300,7 +302,11 @@ int main(int argc, char **argv)
             double floor_ms = bytes / 4.3e9;
             if (muls * 256 / 11.8e9 > floor_ms)
                 floor_ms = muls * 256 / 11.8e9;
-            if (op >= 4)
+            if (op >= 4 && r.h_fused)
+                printf("2^%u %s: %.3f ms = inverse+forward (fused) %.3f + final %.3f "
+                       "(medians)\n",
+                       L, op_names[op], ms, median(r.h_forward, reps), median(r.h_final, reps));
+            else if (op >= 4)
                 printf("2^%u %s: %.3f ms = inverse %.3f + forward %.3f + final %.3f (medians)\n",
                        L, op_names[op], ms, median(r.h_inverse, reps),
                        median(r.h_forward, reps), median(r.h_final, reps));

@@ -12,7 +12,7 @@
 #   msm        bench_gpu_msm up to 2^27 (issue 5's table); msm-quick: up to 2^24
 #   ntt        bench_gpu_ntt
 #   ntt-check  bench_gpu_ntt --check (H against the CPU, every element, 2^24 and 2^27:
-#              NTT_CHECK_SIZES), the default kernels and G16_GPU_NTT_FUSE=1 (NTT_CHECK_ENV:
+#              NTT_CHECK_SIZES), the default kernels and G16_GPU_NTT_FUSE=0 (NTT_CHECK_ENV:
 #              other settings, space-separated, VAR=VALUE,VAR=VALUE each)
 #   pipe20     the pipeline: 2 jobs x 4 partitions at 2^20, trace report
 #   part26     3 partitions at 2^26 (the setup on the GPU, the key kept in $KEYS/k26.key
@@ -385,7 +385,7 @@ for step in "${steps[@]}"; do
     # reading its shape, general, reduced; the negacyclic DIT (H, snarkjs) of shape 9/0;
     # then the forward DIF (plain transforms) of shape 9/2 and the inverse DIF's FULL
     # (inverse transforms have no shaped kernels); last, H's fused pass <LAZY, FULL, K,
-    # NEG> of 9 stages (G16_GPU_NTT_FUSE=1). (Itanium mangling: ILO -1 is Lin1E.)
+    # NEG> of 9 stages (H's default). (Itanium mangling: ILO -1 is Lin1E.)
     for k in k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb0E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi2ELb0E \
              k_ntt_passILb1ELb0ELb1ELb1ELj0ELin1ELb0E k_ntt_passILb1ELb0ELb1ELb0ELj0ELin1ELb0E \
              k_ntt_passILb1ELb0ELb0ELb0ELj0ELin1ELb0E k_ntt_passILb1ELb0ELb1ELb1ELj9ELi0ELb1E \
@@ -417,8 +417,8 @@ for step in "${steps[@]}"; do
   ntt) run bench_gpu_ntt 300 build-gpu/bench_gpu_ntt; cat "$logs/bench_gpu_ntt.txt" ;;
   ntt-check)
     # H against the CPU at the sizes it is timed at (bench_gpu_ntt --check), the default
-    # kernels and each setting in NTT_CHECK_ENV (default: the fused passes).
-    for vars in "" ${NTT_CHECK_ENV:-G16_GPU_NTT_FUSE=1}; do
+    # kernels and each setting in NTT_CHECK_ENV (default: H's middle passes unfused).
+    for vars in "" ${NTT_CHECK_ENV:-G16_GPU_NTT_FUSE=0}; do
       name=ntt_check${vars:+_$(echo "$vars" | tr -c 'A-Za-z0-9_\n' '_')}
       run "$name" 300 env $(echo "$vars" | tr , " ") build-gpu/bench_gpu_ntt \
         --sizes "${NTT_CHECK_SIZES:-24,27}" --reps 1 --check

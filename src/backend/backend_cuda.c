@@ -389,9 +389,18 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     cuda_ntt_info hinfo;
     if ((st = cuda_h_poly(ctx, da, da, db, dc, pk->log2_domain, H_POLY_SNARKJS, &hinfo)))
         goto out;
-    kernel_group hg[] = {{"setup", hinfo.ms_setup}, {"inverse", hinfo.ms_h_inverse},
-                         {"forward", hinfo.ms_h_forward}, {"final", hinfo.ms_h_final}};
-    trace_device_stage(dev, "NTT/H", hinfo.ms_total, hg, 4);
+    /* Fused (the default), the inverse and forward transforms share kernels: one group. */
+    kernel_group hg[4];
+    size_t nhg = 0;
+    hg[nhg++] = (kernel_group){"setup", hinfo.ms_setup};
+    if (hinfo.h_fused) {
+        hg[nhg++] = (kernel_group){"inverse+forward", hinfo.ms_h_forward};
+    } else {
+        hg[nhg++] = (kernel_group){"inverse", hinfo.ms_h_inverse};
+        hg[nhg++] = (kernel_group){"forward", hinfo.ms_h_forward};
+    }
+    hg[nhg++] = (kernel_group){"final", hinfo.ms_h_final};
+    trace_device_stage(dev, "NTT/H", hinfo.ms_total, hg, nhg);
     stats->ms_h += clock_ms() - t;
 
     /* 3. the MSMs. b and c are free now: their blocks go back to the pool for the MSMs. */

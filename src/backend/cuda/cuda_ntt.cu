@@ -34,10 +34,11 @@
  *   (pass_shape: the stage loop unrolled, the bit positions constants; -1.5 to -2.2% for
  *   the plain and coset forward NTTs, -0.8% for H's forward half, runs 68-69; inverse
  *   transforms lost 0.2-0.7% with them); G16_GPU_NTT_SHAPES=0 reads them.
- * - G16_GPU_NTT_FUSE=1 (off until a GPU run verifies it; -0.6% on H at 2^27, run 93)
- *   runs H's inverse and forward transform of each buffer with the inverse's last pass
- *   and the forward's first as one kernel (k_ntt_fused: both take the index bits [0, k)
- *   on the same tiles; 2^27: 15 passes for H instead of 18). Two other experiments lost
+ * - H runs each buffer's inverse and forward transform with the inverse's last pass and
+ *   the forward's first as one kernel (k_ntt_fused: both take the index bits [0, k) on
+ *   the same tiles; 2^27: 15 passes for H instead of 18; -0.6% on H at 2^27, run 93;
+ *   equal to the CPU's H on the GPU, run 94); G16_GPU_NTT_FUSE=0 runs the passes apart
+ *   (h_run's other branch, the inverse's and forward's times reported apart). Two other experiments lost
  *   and were removed (bench/NOTES.md, session 27): 320 or 512 threads a block (+5-9%:
  *   the 64-register cap costs more than the extra warps give) and prefetching the top
  *   passes' twiddles into L2 (+0.1-0.5%).
@@ -600,15 +601,15 @@ struct exec {
     bool negacyclic; /* H (snarkjs) by the negacyclic forward (h_run);
                         G16_GPU_NTT_NEGACYCLIC=0: by the coset factor's tables */
     bool fuse;       /* H's inverse last pass and forward first pass as one kernel
-                        (h_pair_fused); G16_GPU_NTT_FUSE=1, off until a GPU run verifies it */
+                        (h_pair_fused); G16_GPU_NTT_FUSE=0: two kernels */
 };
 
 /* The knobs, read at each call (the tests and bench/gpu_run.sh's A/B runs set them):
  * G16_GPU_NTT_LAZY=0 keeps every butterfly's values below p, G16_GPU_NTT_FULL=0 runs
  * whole tiles by the general kernel, G16_GPU_NTT_SHAPES=0 by the FULL kernel with the
  * pass's shape read at run time, G16_GPU_NTT_NEGACYCLIC=0 runs H (snarkjs) with the
- * coset factor's products. G16_GPU_NTT_FUSE=1 fuses H's middle passes (h_pair_fused):
- * measured a gain (run 93), off until a GPU run verifies its results. */
+ * coset factor's products. G16_GPU_NTT_FUSE=0 runs H's middle passes as two kernels
+ * instead of one (h_pair_fused: -0.6% on H at 2^27, run 93; verified on the GPU, run 94). */
 void exec_knobs(exec &x)
 {
     const char *env = getenv("G16_GPU_NTT_LAZY");
@@ -620,7 +621,7 @@ void exec_knobs(exec &x)
     env = getenv("G16_GPU_NTT_NEGACYCLIC");
     x.negacyclic = !(env && strcmp(env, "0") == 0);
     env = getenv("G16_GPU_NTT_FUSE");
-    x.fuse = env && strcmp(env, "1") == 0;
+    x.fuse = !(env && strcmp(env, "0") == 0);
 }
 
 g16_status exec_alloc(exec &x, void **p, size_t bytes, const char *what)
@@ -1395,6 +1396,7 @@ extern "C" g16_status cuda_h_poly(cuda_ctx *ctx, void *h_dev, void *a_dev, void 
         return st;
     const bool neg = convention == H_POLY_SNARKJS && x.negacyclic;
     if (info && (st = info_fill(info, x, tm, log2n, neg ? log2n + 1 : log2n, 4)) == G16_OK) {
+        info->h_fused = x.fuse;
         info->ms_h_inverse = tm.ms(1, 2);
         info->ms_h_forward = tm.ms(2, 3);
         info->ms_h_final = tm.ms(3, 4);

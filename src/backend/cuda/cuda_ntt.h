@@ -49,9 +49,11 @@ typedef struct {
     double ms_setup;     /* twiddle table (a size's first use only), coset factor tables */
     double ms_ntt;       /* plain transforms: the NTT passes (coset factors folded in) */
     double ms_bitrev;    /* plain transforms: the bit-reversal pass */
-    double ms_h_inverse; /* H: three inverse transforms (classic: the shift folded in);
-                            0 with G16_GPU_NTT_FUSE=1, which runs them buffer by buffer
-                            with the forward ones (all in ms_h_forward) */
+    int h_fused;         /* H: each buffer's inverse and forward transforms ran with
+                            their middle passes fused, buffer by buffer (the default;
+                            G16_GPU_NTT_FUSE=0: apart): ms_h_inverse is 0 and
+                            ms_h_forward holds both */
+    double ms_h_inverse; /* H: three inverse transforms (classic: the shift folded in) */
     double ms_h_forward; /* H: three forward transforms (snarkjs: negacyclic, the shift in
                             their twiddles), the last one with h = a b - c */
     double ms_h_final;   /* H classic: the coset inverse of h (1/Z folded in), bit reversal */
