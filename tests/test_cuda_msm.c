@@ -13,8 +13,9 @@
  * from host memory in small chunks instead of resident. MSMs with the bases' precomputed
  * multiples (msm_mult.cuh) over device arrays, at 13- and 26-bit windows, G1 and G2; and
  * with a window's rounds run slice by slice (the context's setting a partition planned
- * in slices makes: cuda_ctx_set_msm_slice_points), GLV and plain, G1 and G2; and two
- * contexts taking the device's MSM arena in turn from two threads at once. */
+ * in slices makes: cuda_ctx_set_msm_slice_points), GLV and plain, G1 and G2; two
+ * contexts taking the device's MSM arena in turn from two threads at once; and one
+ * classification of the scalars read by several MSMs, over all of them and over tails. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -202,6 +203,100 @@ out:
     free(k);
     free(kb);
     free(b);
+}
+
+/* One classification read by several MSMs (cuda_msm_scalars_classify, as a partition's A
+ * and C, B1 and B2 share theirs): G1 and G2 over all n scalars, then G1 over the tail
+ * from `from` (cuda_msm_scalars_from, renumbered from 0) with bases of its own, then over
+ * the tail of that tail; each against the CPU's MSM of the same scalars. With
+ * G16_GPU_MSM_GLV=1 the shared MSMs must still leave the canonical values whole. */
+static void check_shared_case(size_t n, size_t from, int mix, bool montgomery)
+{
+    cuda_ctx *ctx = backend_cuda_ctx(gpu);
+    size_t from2 = (n - from) / 2, m = n ? n : 1;
+    fr_t *k = malloc(m * sizeof *k);
+    uint8_t *kb = malloc(m * 32);
+    g1_affine_t *b1 = malloc(m * sizeof *b1), *bc = malloc(m * sizeof *bc);
+    g2_affine_t *b2 = malloc(m * sizeof *b2);
+    void *ds = NULL, *db1 = NULL, *dbc = NULL, *db2 = NULL;
+    cuda_msm_scalars *sc = NULL;
+    make_scalars(k, n, mix);
+    for (size_t i = 0; i < n; i++)
+        fr_to_bytes_le(kb + 32 * i, &k[i]);
+    MAKE_BASES(g1, pool1, b1, n, (int)(n % 4));
+    MAKE_BASES(g1, pool1, bc, n, (int)((n + 1) % 4));
+    MAKE_BASES(g2, pool2, b2, n, (int)((n + 2) % 4));
+    const char *step = "upload";
+    bool same = true;
+    double ms = 0;
+    g1_jac_t want1, got1;
+    g2_jac_t want2, got2;
+    g16_status st;
+    if ((st = cuda_ctx_alloc(ctx, &ds, m * 32)) || (st = cuda_ctx_alloc(ctx, &db1, m * sizeof *b1)) ||
+        (st = cuda_ctx_alloc(ctx, &dbc, m * sizeof *bc)) ||
+        (st = cuda_ctx_alloc(ctx, &db2, m * sizeof *b2)) ||
+        (st = cuda_ctx_upload(ctx, ds, montgomery ? (const void *)k : (const void *)kb, n * 32)) ||
+        (st = cuda_ctx_upload(ctx, db1, b1, n * sizeof *b1)) ||
+        (st = cuda_ctx_upload(ctx, dbc, bc, n * sizeof *bc)) ||
+        (st = cuda_ctx_upload(ctx, db2, b2, n * sizeof *b2)))
+        goto out;
+    step = "classify";
+    if ((st = cuda_msm_scalars_classify(ctx, &sc, ds, n, montgomery, &ms)))
+        goto out;
+    step = "G1, all";
+    if ((st = backend_cuda_msm_shared_g1(ctx, &got1, NULL, db1, sc)) ||
+        (st = msm_g1(&want1, (const uint8_t *)b1, kb, n)) || !(same = g1_equal(&got1, &want1)))
+        goto out;
+    step = "G2, all";
+    if ((st = backend_cuda_msm_shared_g2(ctx, &got2, NULL, db2, sc)) ||
+        (st = msm_g2(&want2, (const uint8_t *)b2, kb, n)) || !(same = g2_equal(&got2, &want2)))
+        goto out;
+    step = "G1, the tail";
+    if ((st = cuda_msm_scalars_from(sc, from)) ||
+        (st = backend_cuda_msm_shared_g1(ctx, &got1, NULL, dbc, sc)) ||
+        (st = msm_g1(&want1, (const uint8_t *)bc, kb + 32 * from, n - from)) ||
+        !(same = g1_equal(&got1, &want1)))
+        goto out;
+    step = "G1, the tail's tail";
+    if ((st = cuda_msm_scalars_from(sc, from2)) ||
+        (st = backend_cuda_msm_shared_g1(ctx, &got1, NULL, db1, sc)) ||
+        (st = msm_g1(&want1, (const uint8_t *)b1, kb + 32 * (from + from2), n - from - from2)) ||
+        !(same = g1_equal(&got1, &want1)))
+        goto out;
+    step = "past the end";
+    if (!CHECK(cuda_msm_scalars_from(sc, n - from - from2 + 1) == G16_ERR_INVALID_ARGUMENT))
+        printf("  a classification's tail past its end was taken\n");
+out:
+    if (!CHECK(st == G16_OK))
+        printf("  shared n=%zu from %zu: %s: %s\n", n, from, step, g16_last_error());
+    else if (!CHECK(same))
+        printf("  shared n=%zu from %zu (then %zu) mix %s montgomery %d: %s differs\n", n, from,
+               from2, mix_names[mix], montgomery, step);
+    cuda_msm_scalars_free(sc);
+    cuda_ctx_release(ctx, ds);
+    cuda_ctx_release(ctx, db1);
+    cuda_ctx_release(ctx, dbc);
+    cuda_ctx_release(ctx, db2);
+    free(k);
+    free(kb);
+    free(b1);
+    free(bc);
+    free(b2);
+}
+
+static void check_shared(void)
+{
+    const size_t sizes[] = {0, 1, 5, 100, 4097, 70001};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int mix = 0; mix < MIX_COUNT; mix++) {
+            size_t n = sizes[s], from = mix % 3 == 0 ? 0 : mix % 3 == 1 ? (n > 0) : n / 3;
+            check_shared_case(n, from, mix, (s + (size_t)mix) & 1);
+        }
+    /* The batch-affine rounds and the ones' list by rounds, with GLV asked for. */
+    setenv("G16_GPU_MSM_GLV", "1", 1);
+    check_shared_case((1 << 20) + 5, 3, MIX_RANDOM, true);
+    check_shared_case((1 << 21) + 1, 1000, MIX_FILECOIN, false);
+    unsetenv("G16_GPU_MSM_GLV");
 }
 
 /* A window's rounds slice by slice (the context's setting, as a 2^27 partition's H MSM
@@ -525,6 +620,8 @@ int main(void)
     unsetenv("G16_GPU_MSM_GLV");
     printf("precomputed multiples (G16_GPU_MSM_MULT=1)\n");
     check_mults();
+    printf("one classification, several MSMs (cuda_msm_scalars_classify)\n");
+    check_shared();
     printf("windows in slices (cuda_ctx_set_msm_slice_points)\n");
     check_slices();
     printf("two contexts sharing the MSM arena (cuda_ctx_set_msm_arena)\n");

@@ -173,6 +173,12 @@ g16_status backend_cuda_msm_g2(cuda_ctx *ctx, g2_jac_t *r, cuda_msm_info *info,
                                const void *bases_dev, const void *phi_dev,
                                const cuda_msm_mult *mult, const void *scalars_dev, size_t n,
                                bool montgomery);
+/* The same over a classification of the scalars kept for several MSMs
+ * (cuda_msm_scalars_classify; no GLV, no multiples). */
+g16_status backend_cuda_msm_shared_g1(cuda_ctx *ctx, g1_jac_t *r, cuda_msm_info *info,
+                                      const void *bases_dev, cuda_msm_scalars *sc);
+g16_status backend_cuda_msm_shared_g2(cuda_ctx *ctx, g2_jac_t *r, cuda_msm_info *info,
+                                      const void *bases_dev, cuda_msm_scalars *sc);
 #endif
 
 #endif

@@ -48,19 +48,12 @@ void backend_host_free(void *p, bool pinned)
 
 /* backend_cuda_msm_g1 / _g2: the device's window sums (cuda_msm_g1_windows), joined here
  * as sum_w 2^(c w) win[1 + w] + win[0] with the CPU's formulas: c doublings per window,
- * a few hundred point operations in all. */
+ * a few hundred point operations in all. backend_cuda_msm_shared_g1 / _g2 the same over a
+ * classification kept for several MSMs (cuda_msm_scalars_classify). */
 #define DEFINE_GPU_MSM(G)                                                                \
-    g16_status backend_cuda_msm_##G(cuda_ctx *ctx, G##_jac_t *r, cuda_msm_info *info,    \
-                                    const void *bases_dev, const void *phi_dev,          \
-                                    const cuda_msm_mult *mult, const void *scalars_dev,  \
-                                    size_t n, bool montgomery)                           \
+    static void join_windows_##G(G##_jac_t *r, const G##_xyzz_t *win, unsigned windows,  \
+                                 unsigned c)                                             \
     {                                                                                    \
-        static _Thread_local G##_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];                   \
-        unsigned windows, c;                                                             \
-        g16_status st = cuda_msm_##G##_windows(ctx, win, &windows, &c, info, bases_dev,  \
-                                               phi_dev, mult, scalars_dev, n, montgomery); \
-        if (st)                                                                          \
-            return st;                                                                   \
         G##_xyzz_t acc, t;                                                               \
         G##_xyzz_set_infinity(&acc);                                                     \
         for (unsigned w = windows; w-- > 0;) {                                           \
@@ -73,7 +66,31 @@ void backend_host_free(void *p, bool pinned)
         }                                                                                \
         G##_xyzz_add(&t, &acc, &win[0]);                                                 \
         G##_xyzz_to_jac(r, &t);                                                          \
-        return G16_OK;                                                                   \
+    }                                                                                    \
+    g16_status backend_cuda_msm_##G(cuda_ctx *ctx, G##_jac_t *r, cuda_msm_info *info,    \
+                                    const void *bases_dev, const void *phi_dev,          \
+                                    const cuda_msm_mult *mult, const void *scalars_dev,  \
+                                    size_t n, bool montgomery)                           \
+    {                                                                                    \
+        static _Thread_local G##_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];                   \
+        unsigned windows, c;                                                             \
+        g16_status st = cuda_msm_##G##_windows(ctx, win, &windows, &c, info, bases_dev,  \
+                                               phi_dev, mult, scalars_dev, n, montgomery); \
+        if (!st)                                                                         \
+            join_windows_##G(r, win, windows, c);                                        \
+        return st;                                                                       \
+    }                                                                                    \
+    g16_status backend_cuda_msm_shared_##G(cuda_ctx *ctx, G##_jac_t *r,                  \
+                                           cuda_msm_info *info, const void *bases_dev,   \
+                                           cuda_msm_scalars *sc)                         \
+    {                                                                                    \
+        static _Thread_local G##_xyzz_t win[1 + CUDA_MSM_MAX_WINDOWS];                   \
+        unsigned windows, c;                                                             \
+        g16_status st = cuda_msm_##G##_windows_shared(ctx, win, &windows, &c, info,      \
+                                                      bases_dev, sc);                    \
+        if (!st)                                                                         \
+            join_windows_##G(r, win, windows, c);                                        \
+        return st;                                                                       \
     }
 DEFINE_GPU_MSM(g1)
 DEFINE_GPU_MSM(g2)
@@ -226,6 +243,25 @@ static g16_status msm_key_g2(cuda_backend_state *bs, g2_jac_t *r, cuda_msm_info 
                   : msm_streamed_g2(bs, r, info, k->host, scalars_dev, n, mont);
 }
 
+/* A G1 MSM over the resident key's points k whose classification of the scalars is kept
+ * in *shared for the MSMs after it (cuda_msm_scalars_classify; its time counted in this
+ * MSM's classify column), or, shared NULL, an MSM of its own (msm_key_g1). */
+static g16_status msm_classified_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_msm_info *info,
+                                    const key_points *k, cuda_msm_scalars **shared,
+                                    const void *scalars_dev, size_t n, bool mont)
+{
+    if (!shared)
+        return msm_key_g1(bs, r, info, k, NULL, scalars_dev, n, mont);
+    double ms = 0;
+    g16_status st;
+    if ((st = cuda_msm_scalars_classify(bs->ctx, shared, scalars_dev, n, mont, &ms)) ||
+        (st = backend_cuda_msm_shared_g1(bs->ctx, r, info, k->dev, *shared)))
+        return st;
+    info->ms_classify += ms;
+    info->ms_total += ms;
+    return G16_OK;
+}
+
 /* The key's arrays as cuda_partition reads them (all-dense queries when the key has no
  * densities). */
 static void key_arrays(key_points keys[BACKEND_KEY_ARRAYS], const groth16_prover_key *pk)
@@ -346,6 +382,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     size_t na = a_whole ? nv : pk->n_a, nb = b_whole ? nv : pk->n_b;
     const void *zsrc = z_bytes ? (const void *)z_bytes : (const void *)z;
     cuda_msm_info info;
+    cuda_msm_scalars *shared = NULL; /* a classification two MSMs read */
     g16_status st = G16_OK;
     uint64_t window = trace_begin(), span = trace_begin();
     double t = clock_ms();
@@ -424,22 +461,39 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
-    if ((st = msm_key_g1(bs, &out->a, &info, &keys[KA], NULL, dza, na, mont)))
+    /* With the key resident, A and C share one classification of the witness (C's
+     * scalars are its tail past the public inputs when A's are all of it), B1 and B2 one
+     * of its B part: C's and B2's classification passes (reading every scalar) go. */
+    const bool share = !bs->streamed;
+    if ((st = msm_classified_g1(bs, &out->a, &info, &keys[KA], share ? &shared : NULL, dza, na,
+                                mont)))
         goto out;
     trace_msm(dev, "MSM_A", &info);
     stats->scalars_zero = info.zeros;
     stats->scalars_one = info.ones;
     stats->scalars_other = info.others;
-    if ((st = msm_key_g1(bs, &out->b1, &info, &keys[KB1], NULL, dzb, nb, mont)))
+    if (share && a_whole) {
+        if ((st = cuda_msm_scalars_from(shared, np + 1)) ||
+            (st = backend_cuda_msm_shared_g1(ctx, &out->c, &info, keys[KC].dev, shared)))
+            goto out;
+    } else {
+        cuda_msm_scalars_free(shared); /* before C's own: one classification at a time */
+        shared = NULL;
+        if ((st = msm_key_g1(bs, &out->c, &info, &keys[KC], NULL, z_aux, nv - np - 1, mont)))
+            goto out;
+    }
+    trace_msm(dev, "MSM_C", &info);
+    cuda_msm_scalars_free(shared);
+    shared = NULL;
+    if ((st = msm_classified_g1(bs, &out->b1, &info, &keys[KB1], share ? &shared : NULL, dzb, nb,
+                                mont)))
         goto out;
     trace_msm(dev, "MSM_B1", &info);
-    if ((st = msm_key_g1(bs, &out->c, &info, &keys[KC], NULL, z_aux, nv - np - 1, mont)))
-        goto out;
-    trace_msm(dev, "MSM_C", &info);
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
     if (!out->b2_elsewhere) { /* else the CPU computes it meanwhile (g2_on_cpu) */
-        if ((st = msm_key_g2(bs, &out->b2, &info, &keys[KB2], dzb, nb, mont)))
+        if ((st = share ? backend_cuda_msm_shared_g2(ctx, &out->b2, &info, keys[KB2].dev, shared)
+                        : msm_key_g2(bs, &out->b2, &info, &keys[KB2], dzb, nb, mont)))
             goto out;
         trace_msm(dev, "MSM_B2", &info);
         stats->ms_msm_g2 += clock_ms() - t;
@@ -449,6 +503,7 @@ out:
      * must finish before the blocks are handed out again to another stream's user. */
     if (st)
         cuda_ctx_sync(ctx);
+    cuda_msm_scalars_free(shared);
     cuda_ctx_release(ctx, da);
     cuda_ctx_release(ctx, db);
     cuda_ctx_release(ctx, dc);

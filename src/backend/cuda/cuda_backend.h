@@ -123,6 +123,29 @@ g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *windows,
                                const void *bases_dev, const void *phi_dev,
                                const cuda_msm_mult *mult, const void *scalars_dev, size_t n,
                                bool montgomery);
+/* A classification of n scalars (step 1 of the MSM: zeros dropped, the ones' and the
+ * others' index lists, the others' canonical values) kept for several MSMs over the same
+ * scalars: the partition's B1 and B2 over the witness's B part, A and then C over the
+ * witness and its private tail. Its buffers come from the context's pool; it waits for
+ * the stream (the counts come back), *ms (if not NULL) gets its device time. */
+typedef struct cuda_msm_scalars cuda_msm_scalars;
+g16_status cuda_msm_scalars_classify(cuda_ctx *ctx, cuda_msm_scalars **out,
+                                     const void *scalars_dev, size_t n, bool montgomery,
+                                     double *ms);
+/* Narrows it to its scalars [from, n), renumbered from 0: MSMs over it then read
+ * scalar from + i as scalar i. Waits for the stream (one count comes back); the lists
+ * are renumbered in place, after the MSMs already queued over the wider view. */
+g16_status cuda_msm_scalars_from(cuda_msm_scalars *sc, size_t from);
+void cuda_msm_scalars_free(cuda_msm_scalars *sc);
+/* As cuda_msm_g1_windows / _g2_windows over a classification's scalars: no GLV and no
+ * multiples (either would split the shared canonical values in place); info's classify
+ * column is ~0, the classification's time being its own. */
+g16_status cuda_msm_g1_windows_shared(cuda_ctx *ctx, void *out, unsigned *windows,
+                                      unsigned *window_bits, cuda_msm_info *info,
+                                      const void *bases_dev, cuda_msm_scalars *sc);
+g16_status cuda_msm_g2_windows_shared(cuda_ctx *ctx, void *out, unsigned *windows,
+                                      unsigned *window_bits, cuda_msm_info *info,
+                                      const void *bases_dev, cuda_msm_scalars *sc);
 /* The GLV table of n bases of G1 (group 1) or G2 (group 2) at device addresses: phi[i] =
  * beta x_i, 48 / 96 bytes each (phi(P) = (beta x, y) = lambda P; glv.cuh). Made once per
  * key: one Fp product a point (G2: two). Waits for the device. */

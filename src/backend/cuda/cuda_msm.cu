@@ -41,6 +41,7 @@
 #include "curve.cuh"
 #include "glv.cuh"
 
+#include <new>
 #include <stdlib.h>
 #include <string.h>
 
@@ -721,60 +722,66 @@ uint32_t msm_group_points(cuda_ctx *ctx, const ba_tuning &tn)
     return g > tn.group_points ? (uint32_t)g : tn.group_points;
 }
 
-template <class F>
-g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
-                       unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
-                       const void *phi_dev, const cuda_msm_mult *mult, const void *scalars_dev,
-                       size_t n_size, bool montgomery)
+} /* namespace */
+
+/* Step 1's result (cuda_backend.h's cuda_msm_scalars): the others' canonical values by
+ * index and the ones' and the others' ascending index lists, for one MSM (msm_windows
+ * makes it) or several over the same scalars, or a tail of them (cuda_msm_scalars_from:
+ * the view then starts past the dropped entries, canon at the first kept scalar). */
+struct cuda_msm_scalars {
+    cuda_ctx *ctx;
+    dev_buf<scalar_d> canon;
+    dev_buf<uint32_t> idx_one, idx_other;
+    uint32_t n, ones, others;            /* the view's scalars and its lists' lengths */
+    uint32_t one0, other0, first;        /* where the view starts in the lists and canon */
+    bool shared;                         /* made for several MSMs: canon is never split */
+};
+
+namespace {
+
+const scalar_d *view_canon(const cuda_msm_scalars &sc) { return sc.canon.p + sc.first; }
+const uint32_t *view_ones(const cuda_msm_scalars &sc) { return sc.idx_one.p + sc.one0; }
+uint32_t *view_others(cuda_msm_scalars &sc) { return sc.idx_other.p + sc.other0; }
+
+/* 1. classify and compact n scalars into sc: the kinds, then the ones' and the others'
+ * indices in ascending order by one three-way partition (CUB), the zeros' dropped; the
+ * two counts and the first bad scalar come back in one copy (so this waits for the
+ * stream). */
+g16_status msm_classify(cuda_ctx *ctx, cuda_msm_scalars &sc, const void *scalars_dev, uint32_t n,
+                        bool montgomery)
 {
-    typedef affine_d<F> A;
-    typedef xyzz_d<F> X;
-    cuda_msm_info local;
-    if (!info)
-        info = &local;
-    memset(info, 0, sizeof *info);
-    *windows_out = 0;
-    *window_bits_out = 0;
-    X *out = (X *)out_host;
-    out[0] = X::infinity();
-    if (n_size >= 0x80000000u)
-        return status_fail(G16_ERR_UNSUPPORTED, "GPU MSM: %zu points (at most 2^31 - 1)", n_size);
-    uint32_t n = (uint32_t)n_size;
+    cudaStream_t st = ctx->stream;
+    g16_status s;
+    dev_buf<uint8_t> kind, temp;
+    dev_buf<uint32_t> counts_dev;
+    sc.ctx = ctx;
+    sc.n = n;
+    sc.ones = sc.others = sc.one0 = sc.other0 = sc.first = 0;
     if (n == 0)
         return G16_OK;
-    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
-    cudaStream_t st = ctx->stream;
-    const A *bases = (const A *)bases_dev;
-    g16_status s;
-
-    /* 1. classify and compact: the kinds, then the ones' and the others' indices in
-     * ascending order by one three-way partition (CUB), the zeros' dropped; the two
-     * counts and the first bad scalar come back in one copy. */
-    CUDA_TRY(cudaEventRecord(ctx->ev[0], st), G16_ERR_INTERNAL);
-    dev_buf<scalar_d> canon;
-    dev_buf<uint8_t> kind, temp;
-    dev_buf<uint32_t> idx_one, idx_other, counts_dev;
     /* n + 1 entries, not the counts: the pool then hands out the same blocks to every
      * partition whatever its scalar mix. */
-    if ((s = canon.alloc(ctx, n, "MSM scalars")) || (s = kind.alloc(ctx, n, "MSM scalar kinds")) ||
+    if ((s = sc.canon.alloc(ctx, n, "MSM scalars")) || (s = kind.alloc(ctx, n, "MSM scalar kinds")) ||
         (s = counts_dev.alloc(ctx, 3, "MSM counts")) ||
-        (s = idx_one.alloc(ctx, n + 1, "MSM index lists")) ||
-        (s = idx_other.alloc(ctx, n + 1, "MSM index lists")))
+        (s = sc.idx_one.alloc(ctx, n + 1, "MSM index lists")) ||
+        (s = sc.idx_other.alloc(ctx, n + 1, "MSM index lists")))
         return s;
+    scalar_d *canon_p = sc.canon.p;
+    uint32_t *one_p = sc.idx_one.p, *other_p = sc.idx_other.p;
     CUDA_TRY(cudaMemsetAsync(counts_dev.p, 0xff, 3 * sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    k_classify<<<blocks_for(n, 256), 256, 0, st>>>(canon.p, kind.p, counts_dev.p + 2,
+    k_classify<<<blocks_for(n, 256), 256, 0, st>>>(canon_p, kind.p, counts_dev.p + 2,
                                                    (const scalar_d *)scalars_dev, n, montgomery);
     CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     const thrust::counting_iterator<uint32_t> index(0);
     const kind_is is_one{kind.p, 1}, is_other{kind.p, 2};
     size_t temp_bytes = 0;
-    CUDA_TRY(cub::DevicePartition::If(nullptr, temp_bytes, index, idx_one.p, idx_other.p,
+    CUDA_TRY(cub::DevicePartition::If(nullptr, temp_bytes, index, one_p, other_p,
                                       thrust::make_discard_iterator(), counts_dev.p, (int)n, is_one,
                                       is_other, st),
              G16_ERR_INTERNAL);
     if ((s = temp.alloc(ctx, temp_bytes, "CUB partition scratch")))
         return s;
-    CUDA_TRY(cub::DevicePartition::If(temp.p, temp_bytes, index, idx_one.p, idx_other.p,
+    CUDA_TRY(cub::DevicePartition::If(temp.p, temp_bytes, index, one_p, other_p,
                                       thrust::make_discard_iterator(), counts_dev.p, (int)n, is_one,
                                       is_other, st),
              G16_ERR_INTERNAL);
@@ -783,9 +790,91 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     if (counts[2] != 0xffffffffu)
         return status_fail(G16_ERR_BAD_ENCODING, "GPU MSM: scalar %u is not below r", counts[2]);
     /* The kinds served the compaction alone: back to the pool for the sort and rounds. */
-    kind.release();
-    temp.release();
-    uint32_t ones = counts[0], m = counts[1];
+    sc.ones = counts[0];
+    sc.others = counts[1];
+    return G16_OK;
+}
+
+/* In both lists, how many of the first `from` entries are below `from` (the lists
+ * ascend, so these are all the entries below it). */
+__global__ void k_count_below(uint32_t *below, const uint32_t *ones, uint32_t n_ones,
+                              const uint32_t *others, uint32_t n_others, uint32_t from)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < from && i < n_ones && ones[i] < from)
+        atomicAdd(&below[0], 1u);
+    if (i < from && i < n_others && others[i] < from)
+        atomicAdd(&below[1], 1u);
+}
+
+__global__ void k_sub_index(uint32_t *idx, uint32_t n, uint32_t from)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        idx[i] -= from;
+}
+
+/* Steps 2 to 5 over a classification's view: the ones' sum and the others' windows. */
+template <class F>
+g16_status msm_windows_of(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
+                          unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
+                          const void *phi_dev, const cuda_msm_mult *mult, cuda_msm_scalars &sc);
+
+template <class F>
+g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
+                       unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
+                       const void *phi_dev, const cuda_msm_mult *mult, const void *scalars_dev,
+                       size_t n_size, bool montgomery)
+{
+    cuda_msm_info local;
+    if (!info)
+        info = &local;
+    memset(info, 0, sizeof *info);
+    *windows_out = 0;
+    *window_bits_out = 0;
+    ((xyzz_d<F> *)out_host)[0] = xyzz_d<F>::infinity();
+    if (n_size >= 0x80000000u)
+        return status_fail(G16_ERR_UNSUPPORTED, "GPU MSM: %zu points (at most 2^31 - 1)", n_size);
+    uint32_t n = (uint32_t)n_size;
+    if (n == 0)
+        return G16_OK;
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaEventRecord(ctx->ev[0], ctx->stream), G16_ERR_INTERNAL);
+    cuda_msm_scalars sc;
+    sc.shared = false;
+    g16_status s = msm_classify(ctx, sc, scalars_dev, n, montgomery);
+    if (s)
+        return s;
+    return msm_windows_of<F>(ctx, out_host, windows_out, window_bits_out, info, bases_dev, phi_dev,
+                             mult, sc);
+}
+
+/* ev[0] was recorded before the classification (msm_windows) or before this call (a
+ * shared one's view: its classify column is then this call's own start, ~0). */
+template <class F>
+g16_status msm_windows_of(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
+                          unsigned *window_bits_out, cuda_msm_info *info, const void *bases_dev,
+                          const void *phi_dev, const cuda_msm_mult *mult, cuda_msm_scalars &sc)
+{
+    typedef affine_d<F> A;
+    typedef xyzz_d<F> X;
+    X *out = (X *)out_host;
+    out[0] = X::infinity();
+    cudaStream_t st = ctx->stream;
+    const A *bases = (const A *)bases_dev;
+    g16_status s;
+    const uint32_t n = sc.n, ones = sc.ones, m = sc.others;
+    /* A shared classification's canonical values serve later MSMs: never split in place
+     * by GLV (glv_split_entry) or the multiples' path. */
+    if (sc.shared) {
+        phi_dev = nullptr;
+        mult = nullptr;
+    }
+    /* canon is indexed by the view's own indices (canon[idx_other[j]]); only an MSM of
+     * its own (not shared) may split it in place. */
+    scalar_d *const canon = (scalar_d *)view_canon(sc);
+    const uint32_t *const idx_one = view_ones(sc);
+    uint32_t *const idx_other = view_others(sc);
     info->ones = ones;
     info->others = m;
     info->zeros = n - ones - m;
@@ -802,7 +891,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
             ex.ctx = ctx;
             size_t rounds;
             if ((s = pa.alloc(ctx, 1, "MSM ones' sum")) ||
-                (s = ba_sum_list<F>(ex, pa.p, bases, idx_one.p, ones, list_tuning<F>(ctx), &rounds)))
+                (s = ba_sum_list<F>(ex, pa.p, bases, idx_one, ones, list_tuning<F>(ctx), &rounds)))
                 return s;
             ones_sum = pa.p;
         } else if (ones) {
@@ -810,7 +899,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
             if ((s = pa.alloc(ctx, parts, "MSM partial sums")) ||
                 (s = pb.alloc(ctx, parts, "MSM partial sums")))
                 return s;
-            k_sum_indexed<F><<<blocks_for(parts, 64), 64, 0, st>>>(pa.p, bases, idx_one.p, ones,
+            k_sum_indexed<F><<<blocks_for(parts, 64), 64, 0, st>>>(pa.p, bases, idx_one, ones,
                                                                    chunk, parts);
             CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
             if ((s = reduce_groups<F>(ctx, &ones_sum, pa.p, pb.p, 1, parts)))
@@ -843,9 +932,9 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         dev_buf<X> sum;
         CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
         if ((s = sum.alloc(ctx, 1, "MSM window sums")) ||
-            (s = ex.run(m, 256, glv_split_entry{canon.p, idx_other.p})) ||
-            (s = ba_accumulate_mult<F>(ex, sum.p, bases, (const A *)mult->points, n, canon.p,
-                                       idx_other.p, m, c, tn, &info->ms_sort, &info->affine_rounds)))
+            (s = ex.run(m, 256, glv_split_entry{canon, idx_other})) ||
+            (s = ba_accumulate_mult<F>(ex, sum.p, bases, (const A *)mult->points, n, canon,
+                                       idx_other, m, c, tn, &info->ms_sort, &info->affine_rounds)))
             return s;
         CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
         CUDA_TRY(cudaMemcpyAsync(&out[1], sum.p, sizeof(X), cudaMemcpyDeviceToHost, st), G16_ERR_INTERNAL);
@@ -863,7 +952,8 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
 
     /* GLV (glv.cuh): 2 m scalars of 128 bits over the bases and phi of them, in the same
      * buckets; needs the batch-affine rounds and indices below 2^30 (bit 30 marks phi). */
-    const bool affine = ba_use(m), glv = affine && n < 0x40000000u && glv_use(m, phi_dev != nullptr);
+    const bool affine = ba_use(m), glv = affine && !sc.shared && n < 0x40000000u &&
+                                              glv_use(m, phi_dev != nullptr);
     unsigned c = glv ? glv_window_bits(m) : gpu_window_bits(m);
     unsigned W = glv ? 128 / c + 1 : 255 / c + 1;
     uint32_t nb = 1u << (c - 1);
@@ -891,7 +981,7 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
                 return s;
             phi = phi_own.p;
         }
-        if ((s = ex.run(m, 256, glv_split_entry{canon.p, idx_other.p})))
+        if ((s = ex.run(m, 256, glv_split_entry{canon, idx_other})))
             return s;
     }
     dev_buf<X> buckets;
@@ -903,11 +993,11 @@ g16_status msm_windows(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         ba_device_exec ex;
         ex.ctx = ctx;
         if ((s = ba_accumulate<F>(ex, split ? nullptr : buckets.p, split ? buckets.p : nullptr,
-                                  bases, glv ? phi : nullptr, canon.p, idx_other.p, m, c, W, tn,
+                                  bases, glv ? phi : nullptr, canon, idx_other, m, c, W, tn,
                                   &info->ms_sort, &info->affine_rounds)))
             return s;
         CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
-    } else if ((s = xyzz_accumulate<F>(ctx, info, buckets.p, bases, canon.p, idx_other.p, m, c, W))) {
+    } else if ((s = xyzz_accumulate<F>(ctx, info, buckets.p, bases, canon, idx_other, m, c, W))) {
         return s;
     }
 
@@ -1148,6 +1238,121 @@ extern "C" g16_status cuda_msm_g2_windows(cuda_ctx *ctx, void *out, unsigned *wi
 {
     return msm_windows<fp2_d>(ctx, out, windows, window_bits, info, bases_dev, phi_dev, mult,
                             scalars_dev, n, montgomery);
+}
+
+namespace {
+
+/* The windows over a classification's view (cuda_msm_scalars_classify): as
+ * msm_windows, without phi or multiples (its canonical values are shared). */
+template <class F>
+g16_status msm_windows_shared(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
+                              unsigned *window_bits_out, cuda_msm_info *info,
+                              const void *bases_dev, cuda_msm_scalars *sc)
+{
+    cuda_msm_info local;
+    if (!info)
+        info = &local;
+    memset(info, 0, sizeof *info);
+    *windows_out = 0;
+    *window_bits_out = 0;
+    ((xyzz_d<F> *)out_host)[0] = xyzz_d<F>::infinity();
+    if (!sc || sc->ctx != ctx)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "GPU MSM: a classification of another context");
+    if (sc->n == 0)
+        return G16_OK;
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaEventRecord(ctx->ev[0], ctx->stream), G16_ERR_INTERNAL);
+    return msm_windows_of<F>(ctx, out_host, windows_out, window_bits_out, info, bases_dev, nullptr,
+                             nullptr, *sc);
+}
+
+} // namespace
+
+extern "C" g16_status cuda_msm_scalars_classify(cuda_ctx *ctx, cuda_msm_scalars **out,
+                                                const void *scalars_dev, size_t n, bool montgomery,
+                                                double *ms)
+{
+    *out = nullptr;
+    if (ms)
+        *ms = 0;
+    if (n >= 0x80000000u)
+        return status_fail(G16_ERR_UNSUPPORTED, "GPU MSM: %zu scalars (at most 2^31 - 1)", n);
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    cuda_msm_scalars *sc = new (std::nothrow) cuda_msm_scalars();
+    if (!sc)
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "GPU MSM: a classification's record");
+    sc->shared = true;
+    CUDA_TRY(cudaEventRecord(ctx->ev[0], ctx->stream), G16_ERR_INTERNAL);
+    g16_status s = msm_classify(ctx, *sc, scalars_dev, (uint32_t)n, montgomery);
+    if (!s && ms) { /* msm_classify waited for the stream */
+        CUDA_TRY(cudaEventRecord(ctx->ev[1], ctx->stream), G16_ERR_INTERNAL);
+        CUDA_TRY(cudaEventSynchronize(ctx->ev[1]), G16_ERR_INTERNAL);
+        *ms = cuda_elapsed_ms(ctx->ev[0], ctx->ev[1]);
+    }
+    if (s) {
+        delete sc;
+        return s;
+    }
+    *out = sc;
+    return G16_OK;
+}
+
+extern "C" g16_status cuda_msm_scalars_from(cuda_msm_scalars *sc, size_t from)
+{
+    if (from > sc->n)
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "GPU MSM: scalars from %zu of a classification of %u", from, sc->n);
+    if (from == 0)
+        return G16_OK;
+    cuda_ctx *ctx = sc->ctx;
+    cudaStream_t st = ctx->stream;
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    const uint32_t f = (uint32_t)from;
+    uint32_t *ones = sc->idx_one.p + sc->one0, *others = sc->idx_other.p + sc->other0;
+    dev_buf<uint32_t> below;
+    g16_status s;
+    if ((s = below.alloc(ctx, 2, "MSM counts")))
+        return s;
+    CUDA_TRY(cudaMemsetAsync(below.p, 0, 2 * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    k_count_below<<<blocks_for(f, 256), 256, 0, st>>>(below.p, ones, sc->ones, others, sc->others, f);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    uint32_t b[2];
+    CUDA_TRY(cuda_copy(ctx, b, below.p, sizeof b, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
+    sc->one0 += b[0];
+    sc->ones -= b[0];
+    sc->other0 += b[1];
+    sc->others -= b[1];
+    sc->first += f;
+    sc->n -= f;
+    /* The kept entries renumbered from the view's new start. */
+    if (sc->ones) {
+        k_sub_index<<<blocks_for(sc->ones, 256), 256, 0, st>>>(ones + b[0], sc->ones, f);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    if (sc->others) {
+        k_sub_index<<<blocks_for(sc->others, 256), 256, 0, st>>>(others + b[1], sc->others, f);
+        CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    }
+    return G16_OK;
+}
+
+extern "C" void cuda_msm_scalars_free(cuda_msm_scalars *sc)
+{
+    delete sc; /* its buffers go back to the context's pool, in stream order */
+}
+
+extern "C" g16_status cuda_msm_g1_windows_shared(cuda_ctx *ctx, void *out, unsigned *windows,
+                                                 unsigned *window_bits, cuda_msm_info *info,
+                                                 const void *bases_dev, cuda_msm_scalars *sc)
+{
+    return msm_windows_shared<fp_d>(ctx, out, windows, window_bits, info, bases_dev, sc);
+}
+
+extern "C" g16_status cuda_msm_g2_windows_shared(cuda_ctx *ctx, void *out, unsigned *windows,
+                                                 unsigned *window_bits, cuda_msm_info *info,
+                                                 const void *bases_dev, cuda_msm_scalars *sc)
+{
+    return msm_windows_shared<fp2_d>(ctx, out, windows, window_bits, info, bases_dev, sc);
 }
 
 extern "C" g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev,
