@@ -210,8 +210,16 @@ G16_HD affine_d<F> affine_add_with_inverse(const affine_d<F> &a, const affine_d<
 template <class F>
 G16_POINT_FN xyzz_d<F> xyzz_mul_small(const xyzz_d<F> &a, uint32_t k)
 {
-    xyzz_d<F> r = xyzz_d<F>::infinity();
-    for (int bit = 31; bit >= 0; bit--) {
+    /* From k's top bit down: the doublings of infinity above it cost what any doubling
+     * does (the formulas have no branch for it), and k is a bucket offset or a segment's
+     * length, ~10-20 bits of the 32 (the reductions' segments, the split sums). */
+    if (k == 0)
+        return xyzz_d<F>::infinity();
+    int top = 31;
+    while (!((k >> top) & 1))
+        top--;
+    xyzz_d<F> r = a;
+    for (int bit = top - 1; bit >= 0; bit--) {
         r = xyzz_dbl(r);
         if ((k >> bit) & 1)
             r = xyzz_add(r, a);
