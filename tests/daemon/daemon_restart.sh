@@ -68,8 +68,9 @@ wait_state "$j3" running 60
 api POST "/v1/jobs/$j3/cancel" > /dev/null
 wait_state "$j3" cancelled 60
 
-# Long enough (seconds) that the poll sees it running before it is done.
-j4=$(submit '{"circuit":"synthetic","constraints":16384,"partitions":16,"seed":400}')
+# Long enough (seconds) that the poll sees it running before it is done: 16 partitions
+# once finished between two polls on a loaded CI machine; the grace lets 64 finish.
+j4=$(submit '{"circuit":"synthetic","constraints":16384,"partitions":64,"seed":400}')
 wait_state "$j4" running 60
 stop_daemon "$PID" TERM || fail "SIGTERM with a grace: exit $?"
 grep -q "job $j4: done" "$TMP/s.log" || fail "SIGTERM with a grace did not let job $j4 finish"
