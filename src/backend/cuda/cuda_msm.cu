@@ -789,7 +789,8 @@ g16_status msm_classify(cuda_ctx *ctx, cuda_msm_scalars &sc, const void *scalars
     CUDA_TRY(cuda_copy(ctx, counts, counts_dev.p, sizeof counts, cudaMemcpyDeviceToHost), G16_ERR_INTERNAL);
     if (counts[2] != 0xffffffffu)
         return status_fail(G16_ERR_BAD_ENCODING, "GPU MSM: scalar %u is not below r", counts[2]);
-    /* The kinds served the compaction alone: back to the pool for the sort and rounds. */
+    /* The kinds and CUB's scratch served the compaction alone: back to the pool on
+     * return, before the sort and rounds. */
     sc.ones = counts[0];
     sc.others = counts[1];
     return G16_OK;
@@ -864,14 +865,9 @@ g16_status msm_windows_of(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     const A *bases = (const A *)bases_dev;
     g16_status s;
     const uint32_t n = sc.n, ones = sc.ones, m = sc.others;
-    /* A shared classification's canonical values serve later MSMs: never split in place
-     * by GLV (glv_split_entry) or the multiples' path. */
-    if (sc.shared) {
-        phi_dev = nullptr;
-        mult = nullptr;
-    }
     /* canon is indexed by the view's own indices (canon[idx_other[j]]); only an MSM of
-     * its own (not shared) may split it in place. */
+     * its own (not shared) may split it in place: msm_windows_shared passes no phi and no
+     * multiples, and GLV forced by G16_GPU_MSM_GLV is refused below. */
     scalar_d *const canon = (scalar_d *)view_canon(sc);
     const uint32_t *const idx_one = view_ones(sc);
     uint32_t *const idx_other = view_others(sc);
