@@ -299,6 +299,89 @@ static void check_shared(void)
     unsetenv("G16_GPU_MSM_GLV");
 }
 
+/* bucket_sort (the batch-affine MSM's window sort) against a counting sort on the host:
+ * every key's run where the counts put it (plus the base), holding the same values
+ * (compared sorted: the order within a run is free), the keys in key order. Keys:
+ * uniform over 0..2^(c-1) (the last the zero digits), one value, eight values, 90% zero
+ * digits, all in one segment's keys (its 2^(c-11) lowest: a segment longer than a
+ * block's 2^19 takes the several-block path), half one value; widths 12 to 24. */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void check_bucket_sort_case(size_t m, unsigned c, int dist)
+{
+    const uint32_t nb = 1u << (c - 1), low = 1u << (c - 11), base = (uint32_t)(m * (c % 3));
+    uint32_t *keys = malloc(m * 4), *vals = malloc(m * 4), *ko = malloc(m * 4), *vo = malloc(m * 4);
+    uint32_t *want = malloc(m * 4), *st = malloc((size_t)nb * 4), *en = malloc((size_t)nb * 4);
+    size_t *at = calloc((size_t)nb + 2, sizeof *at);
+    const uint32_t one = (uint32_t)(test_rand64() % nb), seg = (uint32_t)(test_rand64() % 1024);
+    for (size_t i = 0; i < m; i++) {
+        uint64_t u = test_rand64();
+        uint32_t any = (uint32_t)(u % ((uint64_t)nb + 1));
+        switch (dist) {
+        case 0: keys[i] = any; break;
+        case 1: keys[i] = one; break;
+        case 2: keys[i] = (one + (uint32_t)(u % 8) * 977) % nb; break;
+        case 3: keys[i] = (u >> 40) % 10 ? nb : any; break;
+        case 4: keys[i] = seg * low + (uint32_t)(u % low); break;
+        default: keys[i] = (u >> 40) % 2 ? one : any; break;
+        }
+        vals[i] = (uint32_t)i ^ 0x5bd1e995u;
+    }
+    g16_status stt = cuda_bucket_sort_check(backend_cuda_ctx(gpu), keys, vals, m, c, base, ko, vo, st, en);
+    bool ok = CHECK(stt == G16_OK);
+    if (!ok)
+        printf("  bucket sort m=%zu c=%u: %s\n", m, c, g16_last_error());
+    /* The counting sort: at[k] the first place of key k. */
+    for (size_t i = 0; ok && i < m; i++)
+        at[keys[i] + 1]++;
+    for (size_t k = 0; k <= nb; k++)
+        at[k + 1] += at[k];
+    size_t bad_bounds = 0, bad_keys = 0, bad_vals = 0;
+    for (uint32_t k = 0; ok && k < nb; k++) {
+        size_t n = at[k + 1] - at[k];
+        uint32_t ws = n ? base + (uint32_t)at[k] : 0, we = n ? ws + (uint32_t)n : 0;
+        bad_bounds += st[k] != ws || en[k] != we;
+    }
+    for (size_t i = 0; ok && i < m; i++)
+        want[at[keys[i]]++] = vals[i];
+    for (size_t k = 0, p = 0; ok && k <= nb; k++) {
+        size_t e = at[k]; /* now the end of key k's run */
+        for (size_t q = p; q < e; q++)
+            bad_keys += ko[q] != k;
+        if (e - p > 1) {
+            qsort(want + p, e - p, 4, cmp_u32);
+            qsort(vo + p, e - p, 4, cmp_u32);
+        }
+        bad_vals += memcmp(want + p, vo + p, (e - p) * 4) != 0;
+        p = e;
+    }
+    if (!CHECK(ok && !bad_bounds && !bad_keys && !bad_vals))
+        printf("  bucket sort m=%zu c=%u keys %d: %zu bounds, %zu keys, %zu runs' values differ\n",
+               m, c, dist, bad_bounds, bad_keys, bad_vals);
+    free(keys), free(vals), free(ko), free(vo), free(want), free(st), free(en), free(at);
+}
+
+static void check_bucket_sort(void)
+{
+    const size_t sizes[] = {1, 1000, 4097, 100003, (1 << 20) + 3, 3 << 20};
+    const unsigned widths[] = {12, 16, 20, 22, 24};
+    size_t cases = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (int dist = 0; dist < 6; dist++) {
+                /* The largest size at two widths: every path, in less time. */
+                if (sizes[s] > (1 << 20) && widths[w] != 16 && widths[w] != 22)
+                    continue;
+                check_bucket_sort_case(sizes[s], widths[w], dist);
+                cases++;
+            }
+    printf("  %zu bucket sorts\n", cases);
+}
+
 /* A window's rounds slice by slice (the context's setting, as a 2^27 partition's H MSM
  * by GLV in slices): GLV and plain, running and split sums, G1 and G2, one bucket holding
  * 90% of the digits (a slice longer than the rounds' buffers were made for), and more
@@ -306,6 +389,7 @@ static void check_shared(void)
 static void check_slices(void)
 {
     setenv("G16_GPU_MSM_AFFINE", "1", 1);
+    setenv("G16_GPU_MSM_OWN_SORT", "1", 1); /* bucket_sort from 12-bit windows (2^16 + 1: 13) */
     const size_t sizes[] = {3, 100, 4097, (1 << 16) + 1};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int mix = 0; mix < MIX_COUNT; mix++) {
@@ -316,6 +400,7 @@ static void check_slices(void)
         }
     unsetenv("G16_GPU_MSM_SPLIT");
     unsetenv("G16_GPU_MSM_AFFINE");
+    unsetenv("G16_GPU_MSM_OWN_SORT");
     setenv("G16_GPU_MSM_GLV", "1", 1);
     check_device_case((1 << 20) + 3, MIX_RANDOM, 0, 1, 0, 1 << 19);
     check_device_case(1 << 18, MIX_SAME, 1, 1, 0, 1 << 15);
@@ -603,11 +688,14 @@ int main(void)
         setenv("G16_GPU_MSM_SEGMENT", paths[i][5], 1);
         setenv("G16_GPU_MSM_SPLIT", paths[i][6], 1);
         setenv("G16_GPU_MSM_GLV", paths[i][7], 1);
+        setenv("G16_GPU_MSM_OWN_SORT", i % 2 ? "1" : "0", 1);
         printf("bucket accumulation: %s (G16_GPU_MSM_AFFINE=%s G16_GPU_MSM_TAIL=%s "
                "G16_GPU_MSM_SORT_AHEAD=%s G16_GPU_MSM_GROUP_POINTS=%s G16_GPU_MSM_NORMS=%s "
-               "G16_GPU_MSM_SEGMENT=%s G16_GPU_MSM_SPLIT=%s G16_GPU_MSM_GLV=%s)\n",
+               "G16_GPU_MSM_SEGMENT=%s G16_GPU_MSM_SPLIT=%s G16_GPU_MSM_GLV=%s "
+               "G16_GPU_MSM_OWN_SORT=%d)\n",
                paths[i][0][0] == '1' ? "batch-affine" : "XYZZ", paths[i][0], paths[i][1],
-               paths[i][2], paths[i][3], paths[i][4], paths[i][5], paths[i][6], paths[i][7]);
+               paths[i][2], paths[i][3], paths[i][4], paths[i][5], paths[i][6], paths[i][7],
+               (int)(i % 2));
         check_msms(i >= 2 && i != 6);
     }
     unsetenv("G16_GPU_MSM_AFFINE");
@@ -618,6 +706,9 @@ int main(void)
     unsetenv("G16_GPU_MSM_SEGMENT");
     unsetenv("G16_GPU_MSM_SPLIT");
     unsetenv("G16_GPU_MSM_GLV");
+    unsetenv("G16_GPU_MSM_OWN_SORT");
+    printf("the window sort (bucket_sort, cuda_bucket_sort_check)\n");
+    check_bucket_sort();
     printf("precomputed multiples (G16_GPU_MSM_MULT=1)\n");
     check_mults();
     printf("one classification, several MSMs (cuda_msm_scalars_classify)\n");

@@ -316,6 +316,18 @@ int main(void)
             int t = wide_tunings[wt];
             CHECK_CASE(g2, 2, pool2, (size_t)300, 4u + (unsigned)mix, mix, (t + mix) % 4, t);
         }
+    /* The windows' digits grouped by bucket_sort's path (ba_sort_group with the executor
+     * prepared for it: the device's way from 16 bits, forced here from 12), in groups,
+     * in line and in slices (whose cuts read the sorted keys where that path leaves
+     * them: a wrong buffer changes the MSM). */
+    setenv("G16_GPU_MSM_OWN_SORT", "1", 1);
+    const int own_tunings[] = {0, 1, 3, 9, 10, 11, 12};
+    for (size_t ot = 0; ot < sizeof own_tunings / sizeof own_tunings[0]; ot++)
+        for (int mix = 0; mix < MIX_COUNT; mix++) {
+            int t = own_tunings[ot];
+            CHECK_CASE(g1, 1, pool1, (size_t)3001, 12u + (unsigned)(mix & 1), mix, (t + mix) % 4, t);
+        }
+    unsetenv("G16_GPU_MSM_OWN_SORT");
     /* Precomputed multiples (msm_mult.cuh): 2^(c w) P made by the device's code, every
      * window's digits of the GLV halves in one set of buckets, cut into one slice, many
      * (~50 digits each, 64 at most) or ~n digits each, then split sums over the buckets.

@@ -224,6 +224,15 @@ g16_status cuda_fixed_base_g2(cuda_ctx *ctx, void *out, const void *table,
                               unsigned window_bits, unsigned windows, const void *scalars,
                               size_t n);
 
+/* bucket_sort (the batch-affine MSM's window sort, bucket_sort.cuh) for the tests: m
+ * keys of c bits (12 <= c <= 24, each key at most 2^(c-1)) and their values from host
+ * arrays; out (host arrays): the values grouped by key (vals_out) with the keys in the
+ * same order (keys_out), and each key k < 2^(c-1)'s run [start[k], end[k]) plus base
+ * (0, 0 when it has none; start and end hold 2^(c-1) each). */
+g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
+                                  size_t m, unsigned c, uint32_t base, uint32_t *keys_out,
+                                  uint32_t *vals_out, uint32_t *start, uint32_t *end);
+
 /* Field arithmetic checks for the tests: run op over n element pairs on the device
  * (device=true, needs a GPU) or with the same code compiled for the host (device=false,
  * runs anywhere), in place: a[i] = a[i] op b[i]. op: 0 add, 1 sub, 2 mul, 3 sqr (of a),

@@ -481,6 +481,7 @@ unsigned gpu_window_bits(uint32_t m)
     return lg <= 10 ? 8 : lg <= 14 ? 10 : lg <= 17 ? 13 : lg <= 24 ? 16 : 20;
 }
 
+#include "bucket_sort.cuh"
 #include "msm_batch_affine.cuh"
 #include "msm_mult.cuh"
 
@@ -1396,4 +1397,36 @@ extern "C" g16_status cuda_msm_mult_table(cuda_ctx *ctx, int group, void *mult_d
                                    (uint32_t)n, window_bits, tn);
     return ba_mult_table<fp2_d>(ex, (g2_affine_d *)mult_dev, (const g2_affine_d *)bases_dev,
                                 (uint32_t)n, window_bits, tn);
+}
+
+extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
+                                             size_t m, unsigned c, uint32_t base,
+                                             uint32_t *keys_out, uint32_t *vals_out,
+                                             uint32_t *start, uint32_t *end)
+{
+    if (c < BS_MIN_C || c > BS_MAX_C || m == 0 || m > UINT32_MAX)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "bucket sort check: %zu keys of %u bits", m, c);
+    CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
+    const size_t nb = (size_t)1 << (c - 1);
+    dev_buf<uint32_t> k, v, mid, out, bounds;
+    bs_bufs bs;
+    g16_status s;
+    if ((s = k.alloc(ctx, m, "bucket sort check keys")) || (s = v.alloc(ctx, m, "bucket sort check values")) ||
+        (s = mid.alloc(ctx, m, "bucket sort check keys")) ||
+        (s = out.alloc(ctx, m, "bucket sort check values")) ||
+        (s = bounds.alloc(ctx, 2 * nb, "bucket sort check bounds")) || (s = bs.alloc(ctx, (uint32_t)m, c)))
+        return s;
+    CUDA_TRY(cudaMemcpyAsync(k.p, keys, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemcpyAsync(v.p, vals, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemsetAsync(bounds.p, 0, 2 * nb * 4, ctx->stream), G16_ERR_INTERNAL);
+    /* The keys back into their input, as ba_sort_group asks for them. */
+    if ((s = bucket_sort(ctx->stream, bs, k.p, v.p, mid.p, k.p, out.p, bounds.p, bounds.p + nb,
+                         (uint32_t)m, c, base)))
+        return s;
+    CUDA_TRY(cudaMemcpyAsync(keys_out, k.p, m * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemcpyAsync(vals_out, out.p, m * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemcpyAsync(start, bounds.p, nb * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemcpyAsync(end, bounds.p + nb, nb * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
+    return G16_OK;
 }

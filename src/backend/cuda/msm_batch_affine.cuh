@@ -103,6 +103,7 @@ struct ba_tuning {
     uint32_t list_run;
     uint32_t list_piece;
     int arena;
+    int own_sort; /* windows grouped by bucket_sort (bucket_sort.cuh): -1 by width, 0 or 1 */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -121,7 +122,8 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_SORT_AHEAD=0 every group's sort in line with the rounds,
  * G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
- * or on whatever the width (ba_split_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
+ * or on whatever the width (ba_split_use), G16_GPU_MSM_OWN_SORT=0|1 the windows' digits
+ * grouped by CUB's radix sort or by bucket_sort whatever the width (ba_own_sort_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
  * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
@@ -161,7 +163,7 @@ void ba_env_bit(const char *name, int *v)
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
-                   BA_LIST_RUN, 0, 0};
+                   BA_LIST_RUN, 0, 0, -1};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -179,6 +181,7 @@ ba_tuning ba_tuning_default(void)
     ba_env_bit("G16_GPU_MSM_SORT_AHEAD", &t.sort_ahead);
     ba_env_bit("G16_GPU_MSM_NORMS", &t.stored_norms);
     ba_env_bit("G16_GPU_MSM_SPLIT", &t.split);
+    ba_env_bit("G16_GPU_MSM_OWN_SORT", &t.own_sort);
     env = getenv("G16_GPU_MSM_SLICE_POINTS");
     if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
         t.slice_points = (uint32_t)atol(env);
@@ -858,6 +861,8 @@ struct ba_device_exec {
     cuda_ctx *ctx = nullptr;
     dev_buf<uint8_t> sort_temp, scan_temp;
     size_t sort_bytes = 0, scan_bytes = 0;
+    bs_bufs bs;       /* bucket_sort's scratch, when prepare asked for it */
+    bool own = false; /* windows grouped by bucket_sort rather than CUB's sort */
     /* The side stream of fork / join (created on first use) and the stream that run,
      * zero, sort and scan queue on: the context's, or the side one between fork and join. */
     cudaStream_t side = nullptr, cur = nullptr;
@@ -926,18 +931,21 @@ struct ba_device_exec {
     }
     /* After the context's stream has drained, the next context may take the arena. */
     void arena_give() { cuda_ctx_arena_give(ctx); }
-    /* CUB's scratch for sorts of m keys of c bits and scans of up to n + 1 counts. */
-    g16_status prepare(uint32_t m, unsigned c, size_t n)
+    /* The scratch for sorts of m keys of c bits (bucket_sort's when own_sort, else CUB's)
+     * and CUB's for scans of up to n + 1 counts. */
+    g16_status prepare(uint32_t m, unsigned c, size_t n, bool own_sort = false)
     {
-        CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
-                                                 (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                                 (uint32_t *)nullptr, m, 0, (int)c, ctx->stream),
-                 G16_ERR_INTERNAL);
+        own = own_sort;
+        if (!own)
+            CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
+                                                     (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                     (uint32_t *)nullptr, m, 0, (int)c, ctx->stream),
+                     G16_ERR_INTERNAL);
         CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (unsigned long long *)nullptr,
                                                (unsigned long long *)nullptr, n + 1, ctx->stream),
                  G16_ERR_INTERNAL);
         g16_status s;
-        if ((s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch")) ||
+        if ((own ? (s = bs.alloc(ctx, m, c)) : (s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch"))) ||
             (s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
             return s;
         return G16_OK;
@@ -964,6 +972,15 @@ struct ba_device_exec {
                                                  vals_out, m, 0, (int)c, stream()),
                  G16_ERR_INTERNAL);
         return G16_OK;
+    }
+    /* Window digits grouped by bucket with their runs' bounds, when prepare asked for
+     * bucket_sort (bucket_sort.cuh's contract; keys_mid: scratch). */
+    g16_status bucket_sort(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_mid,
+                           uint32_t *keys_out, uint32_t *vals_out, uint32_t *start, uint32_t *end,
+                           uint32_t m, unsigned c, uint32_t base)
+    {
+        return ::bucket_sort(stream(), bs, keys_in, vals_in, keys_mid, keys_out, vals_out, start,
+                             end, m, c, base);
     }
     /* The same in place between two buffers each (CUB's double-buffer sort: no copies of
      * the keys and values in its scratch, which for 1.34e9 keys is 10.7 GB): the sorted
@@ -1067,7 +1084,12 @@ struct ba_host_exec {
         return G16_OK;
     }
     void arena_give() {}
-    g16_status prepare(uint32_t, unsigned, size_t) { return G16_OK; }
+    bool own = false; /* ba_sort_group takes bucket_sort's path (emulated below) */
+    g16_status prepare(uint32_t, unsigned, size_t, bool own_sort = false)
+    {
+        own = own_sort;
+        return G16_OK;
+    }
     template <class Body>
     g16_status run(size_t n, unsigned, const Body &body)
     {
@@ -1097,6 +1119,22 @@ struct ba_host_exec {
             vals_out[to] = vals_in[i];
         }
         free(at);
+        return G16_OK;
+    }
+    /* bucket_sort's contract (bucket_sort.cuh) by the counting sort: the runs in key
+     * order, the keys sorted into keys_mid first. */
+    g16_status bucket_sort(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_mid,
+                           uint32_t *keys_out, uint32_t *vals_out, uint32_t *start, uint32_t *end,
+                           uint32_t m, unsigned c, uint32_t base)
+    {
+        g16_status s = sort(keys_in, keys_mid, vals_in, vals_out, m, c);
+        if (s)
+            return s;
+        const uint32_t nb = 1u << (c - 1);
+        for (uint32_t p = 0; p < m; p++)
+            bounds_entry(start, end, keys_mid, m, nb, base, p);
+        if (keys_out)
+            memmove(keys_out, keys_mid, (size_t)m * sizeof *keys_out);
         return G16_OK;
     }
     g16_status sort_in_place(uint32_t *keys[2], uint32_t *vals[2], uint32_t m, unsigned c, int *at)
@@ -1500,27 +1538,53 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
     return ex.run(NB, 128, ba_finish<F>{buckets, src, s_cur, e_cur});
 }
 
-/* The digits of the gw windows from w0, sorted by bucket window by window into sorted
+/* Whether c-bit windows' digits are grouped by bucket_sort (bucket_sort.cuh) rather than
+ * CUB's radix sort: tn.own_sort when set (and c in bucket_sort's range), else from 16 bits
+ * up. */
+bool ba_own_sort_use(unsigned c, const ba_tuning &tn)
+{
+    if (c < BS_MIN_C || c > BS_MAX_C)
+        return false;
+    return tn.own_sort >= 0 ? tn.own_sort != 0 : c >= 16;
+}
+
+/* The digits of the gw windows from w0, grouped by bucket window by window into sorted
  * (bucket k of window w0 + g is bucket g nb + k of the group, its run at g m + its place)
- * and their runs' bounds (start, end: gw nb each). */
+ * and their runs' bounds (start, end: gw nb each); *keys_sorted (when not null: the last
+ * window's keys are wanted) where its keys end in bucket order. By bucket_sort when the
+ * executor was prepared for it, else by a radix sort and ba_bounds. */
 template <class Exec>
 g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *end,
                          uint32_t *keys_in, uint32_t *keys_out, uint32_t *vals_in,
                          const scalar_d *canon, const uint32_t *idx_other, uint32_t m,
-                         uint32_t glv_m, unsigned c, unsigned w0, unsigned gw)
+                         uint32_t glv_m, unsigned c, unsigned w0, unsigned gw,
+                         const uint32_t **keys_sorted = nullptr)
 {
     uint32_t nb = 1u << (c - 1);
     g16_status s;
     if ((s = ex.zero(start, (size_t)gw * nb * sizeof(uint32_t))) ||
         (s = ex.zero(end, (size_t)gw * nb * sizeof(uint32_t))))
         return s;
-    for (unsigned g = 0; g < gw; g++)
+    for (unsigned g = 0; g < gw; g++) {
+        uint32_t *vals_out = sorted + (size_t)g * m, *st = start + (size_t)g * nb, *en = end + (size_t)g * nb;
         if ((s = ex.run(glv_m ? glv_m : m, 256,
-                        ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m, 0})) ||
-            (s = ex.sort(keys_in, keys_out, vals_in, sorted + (size_t)g * m, m, c)) ||
-            (s = ex.run(m, 256, ba_bounds{start + (size_t)g * nb, end + (size_t)g * nb, keys_out,
-                                          m, nb, g * m})))
+                        ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m, 0})))
             return s;
+        if (ex.own) {
+            /* The keys, when wanted, back into keys_in (read by then). */
+            if ((s = ex.bucket_sort(keys_in, vals_in, keys_out, keys_sorted ? keys_in : nullptr,
+                                    vals_out, st, en, m, c, g * m)))
+                return s;
+            if (keys_sorted)
+                *keys_sorted = keys_in;
+            continue;
+        }
+        if ((s = ex.sort(keys_in, keys_out, vals_in, vals_out, m, c)) ||
+            (s = ex.run(m, 256, ba_bounds{st, en, keys_out, m, nb, g * m})))
+            return s;
+        if (keys_sorted)
+            *keys_sorted = keys_out;
+    }
     return G16_OK;
 }
 
@@ -1533,10 +1597,11 @@ g16_status ba_sort_sliced(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t 
                           uint32_t m, uint32_t glv_m, unsigned c, unsigned w)
 {
     g16_status s;
+    const uint32_t *keys = nullptr;
     if ((s = ba_sort_group(ex, sorted, start, end, keys_in, keys_out, vals_in, canon, idx_other,
-                           m, glv_m, c, w, 1)))
+                           m, glv_m, c, w, 1, &keys)))
         return s;
-    return ex.run(S + 1, 32, ba_slice_cut{cut, keys_out, m, S, 1u << (c - 1)});
+    return ex.run(S + 1, 32, ba_slice_cut{cut, keys, m, S, 1u << (c - 1)});
 }
 
 /* Settles the executor's side work on every path out of ba_accumulate: declared after
@@ -1698,7 +1763,7 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
         (ahead && (s = ex.alloc(sorted[1], gm, "MSM sorted point indices (next group)"))) ||
         (ahead && (s = ex.alloc(bounds[1], 2 * gnb, "MSM bucket bounds (next group)"))) ||
         (ahead && sliced && (s = ex.alloc(cuts[1], 2 * (S + 1), "MSM slices (next group)"))) ||
-        (s = bf.alloc(ex, bf_points, bf_runs, tn)) || (s = ex.prepare(m, c, bf_runs)))
+        (s = bf.alloc(ex, bf_points, bf_runs, tn)) || (s = ex.prepare(m, c, bf_runs, ba_own_sort_use(c, tn))))
         return s;
     ba_settle_guard<Exec> settle{ex};
     /* A group's digits sorted by bucket, into slot `slot`'s lists (and cuts when sliced). */

@@ -1,0 +1,403 @@
+/* The batch-affine MSM's window sort: a window's digits grouped by bucket (included by
+ * cuda_msm.cu inside its anonymous namespace, before msm_batch_affine.cuh, whose device
+ * executor calls bucket_sort).
+ *
+ * What the rounds need: the m digits of a window (key: the bucket, at most nb = 2^(c-1),
+ * nb for a zero digit; value: the point) grouped by bucket, and each bucket's run
+ * [start, end). The order inside a run is free: the rounds add a run's points in any
+ * order, and the sums are the same group elements. CUB's radix sort kept an order nobody
+ * used, in 3 passes of 8 bits over the keys' c = 22 bits (~52 bytes a digit with its
+ * histogram), and ba_bounds found the runs in a pass of its own. This sort makes two
+ * passes, most significant bits first, and finds the runs on the way:
+ *   k_bs_hist      counts the keys' top bits: segment key >> L, L = c - BS_TOP - 1, so
+ *                  that every key (<= nb) lands in one of BS_SEGMENTS = 2^BS_TOP + 1
+ *                  segments (the last holds the zero digits alone);
+ *   k_bs_plan      one block: the segments' starts, and the segments longer than
+ *                  BS_CHUNK cut into chunks for the k_bs_multi_* kernels;
+ *   k_bs_spread    pass 1: a tile of digits to their segments, the tile's places in a
+ *                  segment reserved by one atomic a segment, ranks within the tile from
+ *                  shared-memory atomics (bs_rank; a warp's equal bins aggregated);
+ *   k_bs_solo      pass 2 for a segment of at most BS_CHUNK digits, one block: counts
+ *                  the keys' low L bits in shared memory, scans them into the buckets'
+ *                  bounds, then scatters the digits within the segment;
+ *   k_bs_multi_*   pass 2 for a longer segment (scalars that repeat put a window's digits
+ *                  in one bucket) over several blocks: counts, bounds and places through
+ *                  global atomics on its buckets.
+ * Bytes a digit: 4 (hist) + 16 (pass 1) + 16 (pass 2: keys read twice, values once, values
+ * written; keys written only for a caller that reads them) against CUB's ~52 and
+ * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
+ * its keys go to the caller's spare key buffer) against CUB's 8. */
+
+enum {
+    BS_TOP = 10,                        /* a segment: the key's bits from L up, at most 2^10 */
+    BS_SEGMENTS = (1 << BS_TOP) + 1,    /* segments 0..2^10; 2^10 holds only key nb */
+    BS_CHUNK = 1 << 19,                 /* the most digits one block takes in pass 2 */
+    BS_THREADS = 512,                   /* every kernel's block but k_bs_plan's */
+    BS_ITEMS = 8,                       /* digits a thread loads at once (loads in flight) */
+    BS_TILE = BS_THREADS * BS_ITEMS,    /* pass 1's digits a block */
+    BS_MIN_C = BS_TOP + 2,              /* pass 2 sorts at least one bit */
+    BS_MAX_C = BS_TOP + 1 + 13,         /* pass 2's counters, 2^13 of them, fit in 32 KB */
+};
+
+/* The segments and pass 2's chunks, on the device. */
+struct bs_plan {
+    uint32_t count[BS_SEGMENTS];      /* k_bs_hist's digits a segment */
+    uint32_t start[BS_SEGMENTS + 1];  /* k_bs_plan's: segment g at [start[g], start[g + 1]) */
+    uint32_t cursor[BS_SEGMENTS];     /* pass 1's next free place in each segment */
+    uint32_t chunks;                  /* chunks of the segments longer than BS_CHUNK */
+};
+
+/* The low bits that order the digits within a segment. */
+__host__ __device__ constexpr unsigned bs_low_bits(unsigned c)
+{
+    return c - BS_TOP - 1;
+}
+
+/* Counts one more digit in bin `bin` of cnt (shared memory) for each lane with `valid`,
+ * and returns its rank among the bin's digits counted so far: the lanes of a warp with
+ * the same bin add their number once (a window whose digits repeat would otherwise
+ * serialize 32 atomics on one counter). Every lane of the warp calls it. */
+__device__ uint32_t bs_rank(uint32_t *cnt, uint32_t bin, bool valid)
+{
+    const unsigned peers = __match_any_sync(0xffffffffu, valid ? bin : 0xffffffffu);
+    if (!valid)
+        return 0;
+    const unsigned lane = threadIdx.x & 31, leader = __ffs(peers) - 1;
+    uint32_t base = 0;
+    if (lane == leader)
+        base = atomicAdd(&cnt[bin], __popc(peers));
+    base = __shfl_sync(peers, base, leader);
+    return base + __popc(peers & ((1u << lane) - 1));
+}
+
+/* The digits' count a segment: each block's counts in shared memory, then added to the
+ * plan's once a segment. */
+__global__ void __launch_bounds__(BS_THREADS) k_bs_hist(bs_plan *plan, const uint32_t *keys,
+                                                         uint32_t m, unsigned L)
+{
+    __shared__ uint32_t cnt[BS_SEGMENTS];
+    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
+        cnt[g] = 0;
+    __syncthreads();
+    const size_t stride = (size_t)gridDim.x * BS_TILE;
+    for (size_t tile = (size_t)blockIdx.x * BS_TILE; tile < m; tile += stride) {
+        uint32_t key[BS_ITEMS];
+#pragma unroll
+        for (int j = 0; j < BS_ITEMS; j++) {
+            size_t i = tile + (size_t)j * BS_THREADS + threadIdx.x;
+            key[j] = i < m ? __ldcs(&keys[i]) : 0;
+        }
+#pragma unroll
+        for (int j = 0; j < BS_ITEMS; j++)
+            bs_rank(cnt, key[j] >> L, tile + (size_t)j * BS_THREADS + threadIdx.x < m);
+    }
+    __syncthreads();
+    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
+        if (cnt[g])
+            atomicAdd(&plan->count[g], cnt[g]);
+}
+
+/* The segments' starts (and pass 1's cursors), and the chunks of the long segments:
+ * chunk q covers [chunk_begin[q], min(chunk_begin[q] + BS_CHUNK, the segment's end)) of
+ * segment chunk_seg[q]. One block of 1024 threads, two segments a thread. */
+__global__ void __launch_bounds__(1024) k_bs_plan(bs_plan *plan, uint32_t *chunk_seg,
+                                                   uint32_t *chunk_begin)
+{
+    typedef cub::BlockScan<uint32_t, 1024> scan;
+    __shared__ typename scan::TempStorage tmp;
+    const uint32_t g0 = 2 * threadIdx.x, g1 = g0 + 1;
+    const uint32_t n0 = g0 < BS_SEGMENTS ? plan->count[g0] : 0;
+    const uint32_t n1 = g1 < BS_SEGMENTS ? plan->count[g1] : 0;
+    uint32_t at, total;
+    scan(tmp).ExclusiveSum(n0 + n1, at, total);
+    if (g0 < BS_SEGMENTS)
+        plan->start[g0] = plan->cursor[g0] = at;
+    if (g1 < BS_SEGMENTS)
+        plan->start[g1] = plan->cursor[g1] = at + n0;
+    if (threadIdx.x == 0)
+        plan->start[BS_SEGMENTS] = total;
+    const uint32_t c0 = n0 > BS_CHUNK ? (n0 + BS_CHUNK - 1) / BS_CHUNK : 0;
+    const uint32_t c1 = n1 > BS_CHUNK ? (n1 + BS_CHUNK - 1) / BS_CHUNK : 0;
+    uint32_t q, chunks;
+    __syncthreads(); /* tmp again */
+    scan(tmp).ExclusiveSum(c0 + c1, q, chunks);
+    for (uint32_t k = 0; k < c0; k++, q++) {
+        chunk_seg[q] = g0;
+        chunk_begin[q] = at + k * BS_CHUNK;
+    }
+    for (uint32_t k = 0; k < c1; k++, q++) {
+        chunk_seg[q] = g1;
+        chunk_begin[q] = at + n0 + k * BS_CHUNK;
+    }
+    if (threadIdx.x == 0)
+        plan->chunks = chunks;
+}
+
+/* Pass 1: tile blockIdx.x's digits to their segments (keys_out, vals_out), in no
+ * particular order within a segment. */
+__global__ void __launch_bounds__(BS_THREADS) k_bs_spread(uint32_t *keys_out, uint32_t *vals_out,
+                                                           bs_plan *plan, const uint32_t *keys,
+                                                           const uint32_t *vals, uint32_t m,
+                                                           unsigned L)
+{
+    __shared__ uint32_t cnt[BS_SEGMENTS];
+    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
+        cnt[g] = 0;
+    __syncthreads();
+    const size_t tile = (size_t)blockIdx.x * BS_TILE;
+    uint32_t key[BS_ITEMS], val[BS_ITEMS], rank[BS_ITEMS];
+#pragma unroll
+    for (int j = 0; j < BS_ITEMS; j++) {
+        size_t i = tile + (size_t)j * BS_THREADS + threadIdx.x;
+        key[j] = i < m ? __ldcs(&keys[i]) : 0;
+        val[j] = i < m ? __ldcs(&vals[i]) : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < BS_ITEMS; j++)
+        rank[j] = bs_rank(cnt, key[j] >> L, tile + (size_t)j * BS_THREADS + threadIdx.x < m);
+    __syncthreads();
+    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
+        if (cnt[g])
+            cnt[g] = atomicAdd(&plan->cursor[g], cnt[g]);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < BS_ITEMS; j++) {
+        size_t i = tile + (size_t)j * BS_THREADS + threadIdx.x;
+        if (i < m) {
+            uint32_t at = cnt[key[j] >> L] + rank[j];
+            keys_out[at] = key[j];
+            vals_out[at] = val[j];
+        }
+    }
+}
+
+/* Counts the low L bits of keys [b, e) into cnt (shared, 2^L bins, zeroed by the caller),
+ * the loop the same for every thread of the block. */
+__device__ void bs_count_range(uint32_t *cnt, const uint32_t *keys, uint32_t b, uint32_t e,
+                               uint32_t mask)
+{
+    for (uint32_t p = b; p < e; p += BS_TILE) {
+        uint32_t key[BS_ITEMS];
+#pragma unroll
+        for (int j = 0; j < BS_ITEMS; j++) {
+            uint32_t i = p + j * BS_THREADS + threadIdx.x;
+            key[j] = i < e ? __ldcs(&keys[i]) : 0;
+        }
+#pragma unroll
+        for (int j = 0; j < BS_ITEMS; j++)
+            bs_rank(cnt, key[j] & mask, p + j * BS_THREADS + threadIdx.x < e);
+    }
+}
+
+/* Digits [b, e) of pass 1's output to their places: a digit of low bits k goes to
+ * cnt[k], which then moves on (cnt: shared, each bin's next place). */
+__device__ void bs_scatter_range(uint32_t *vals_out, uint32_t *keys_out, uint32_t *cnt,
+                                 const uint32_t *keys, const uint32_t *vals, uint32_t b,
+                                 uint32_t e, uint32_t mask)
+{
+    for (uint32_t p = b; p < e; p += BS_TILE) {
+        uint32_t key[BS_ITEMS], val[BS_ITEMS];
+#pragma unroll
+        for (int j = 0; j < BS_ITEMS; j++) {
+            uint32_t i = p + j * BS_THREADS + threadIdx.x;
+            key[j] = i < e ? __ldcs(&keys[i]) : 0;
+            val[j] = i < e ? __ldcs(&vals[i]) : 0;
+        }
+#pragma unroll
+        for (int j = 0; j < BS_ITEMS; j++) {
+            bool in = p + j * BS_THREADS + threadIdx.x < e;
+            uint32_t at = bs_rank(cnt, key[j] & mask, in);
+            if (in) {
+                vals_out[at] = val[j];
+                if (keys_out)
+                    keys_out[at] = key[j];
+            }
+        }
+    }
+}
+
+/* Segment g's buckets from their counts: an exclusive scan of the 2^L counts (read by
+ * count(k)), each non-empty bucket's bounds written (start[key] = base + its first place,
+ * end[key] past its last; keys from nb on are the zero digits, which have none), and
+ * each bin's first place (seg_b + its offset) handed to put(k, place). */
+template <class Count, class Put>
+__device__ void bs_bounds(uint32_t *start, uint32_t *end, uint32_t g, uint32_t seg_b,
+                          unsigned L, uint32_t nb, uint32_t base, Count count, Put put)
+{
+    typedef cub::BlockScan<uint32_t, BS_THREADS> scan;
+    __shared__ typename scan::TempStorage tmp;
+    const uint32_t bins = 1u << L, per = (bins + BS_THREADS - 1) / BS_THREADS;
+    const uint32_t k0 = threadIdx.x * per < bins ? threadIdx.x * per : bins;
+    const uint32_t k1 = k0 + per < bins ? k0 + per : bins;
+    uint32_t mine = 0, off;
+    for (uint32_t k = k0; k < k1; k++)
+        mine += count(k);
+    scan(tmp).ExclusiveSum(mine, off);
+    for (uint32_t k = k0; k < k1; k++) {
+        uint32_t n = count(k), key = (g << L) | k;
+        if (n && key < nb) {
+            start[key] = base + seg_b + off;
+            end[key] = base + seg_b + off + n;
+        }
+        put(k, seg_b + off);
+        off += n;
+    }
+}
+
+/* Pass 2 for the segments of at most BS_CHUNK digits, a block each (blockIdx.x = the
+ * segment; the others' blocks leave at once). The zero digits' segment is passed over
+ * when the caller reads no keys: its values are never read. */
+__global__ void __launch_bounds__(BS_THREADS, 2)
+    k_bs_solo(uint32_t *vals_out, uint32_t *keys_out, uint32_t *start, uint32_t *end,
+              const bs_plan *plan, const uint32_t *keys, const uint32_t *vals, unsigned L,
+              uint32_t nb, uint32_t base)
+{
+    extern __shared__ uint32_t cnt[];
+    const uint32_t g = blockIdx.x, b = plan->start[g], e = plan->start[g + 1];
+    if (e == b || e - b > BS_CHUNK || (g == BS_SEGMENTS - 1 && !keys_out))
+        return;
+    const uint32_t bins = 1u << L, mask = bins - 1;
+    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
+        cnt[k] = 0;
+    __syncthreads();
+    bs_count_range(cnt, keys, b, e, mask);
+    __syncthreads();
+    bs_bounds(start, end, g, b, L, nb, base, [&](uint32_t k) { return cnt[k]; },
+              [&](uint32_t k, uint32_t at) { cnt[k] = at; });
+    __syncthreads();
+    bs_scatter_range(vals_out, keys_out, cnt, keys, vals, b, e, mask);
+}
+
+/* Pass 2 for the longer segments, step 1: chunk blockIdx.x's counts (the chunks past the
+ * plan's leave at once) added to its segment's buckets' counters (gcnt: a counter a key,
+ * zeroed before). */
+__global__ void __launch_bounds__(BS_THREADS, 2)
+    k_bs_multi_count(uint32_t *gcnt, const bs_plan *plan, const uint32_t *chunk_seg,
+                     const uint32_t *chunk_begin, const uint32_t *keys, unsigned L,
+                     uint32_t keys_wanted)
+{
+    extern __shared__ uint32_t cnt[];
+    const uint32_t q = blockIdx.x;
+    if (q >= plan->chunks)
+        return;
+    const uint32_t g = chunk_seg[q], b = chunk_begin[q], se = plan->start[g + 1];
+    const uint32_t e = se - b > BS_CHUNK ? b + BS_CHUNK : se;
+    if (g == BS_SEGMENTS - 1 && !keys_wanted)
+        return;
+    const uint32_t bins = 1u << L, mask = bins - 1;
+    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
+        cnt[k] = 0;
+    __syncthreads();
+    bs_count_range(cnt, keys, b, e, mask);
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
+        if (cnt[k])
+            atomicAdd(&gcnt[(g << L) | k], cnt[k]);
+}
+
+/* Step 2: segment blockIdx.x's buckets' bounds from their counters, if it is long; each
+ * counter becomes its bucket's next free place. */
+__global__ void __launch_bounds__(BS_THREADS)
+    k_bs_multi_bounds(uint32_t *gcnt, uint32_t *start, uint32_t *end, const bs_plan *plan,
+                      unsigned L, uint32_t nb, uint32_t base, uint32_t keys_wanted)
+{
+    const uint32_t g = blockIdx.x, b = plan->start[g], e = plan->start[g + 1];
+    if (e - b <= BS_CHUNK || (g == BS_SEGMENTS - 1 && !keys_wanted))
+        return;
+    uint32_t *c = gcnt + ((size_t)g << L);
+    bs_bounds(start, end, g, b, L, nb, base, [&](uint32_t k) { return c[k]; },
+              [&](uint32_t k, uint32_t at) { c[k] = at; });
+}
+
+/* Step 3: chunk blockIdx.x counted again, its places in each bucket reserved by one
+ * atomic a bucket, then its digits scattered. */
+__global__ void __launch_bounds__(BS_THREADS, 2)
+    k_bs_multi_scatter(uint32_t *vals_out, uint32_t *keys_out, uint32_t *gcnt,
+                       const bs_plan *plan, const uint32_t *chunk_seg,
+                       const uint32_t *chunk_begin, const uint32_t *keys, const uint32_t *vals,
+                       unsigned L)
+{
+    extern __shared__ uint32_t cnt[];
+    const uint32_t q = blockIdx.x;
+    if (q >= plan->chunks)
+        return;
+    const uint32_t g = chunk_seg[q], b = chunk_begin[q], se = plan->start[g + 1];
+    const uint32_t e = se - b > BS_CHUNK ? b + BS_CHUNK : se;
+    if (g == BS_SEGMENTS - 1 && !keys_out)
+        return;
+    const uint32_t bins = 1u << L, mask = bins - 1;
+    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
+        cnt[k] = 0;
+    __syncthreads();
+    bs_count_range(cnt, keys, b, e, mask);
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
+        if (cnt[k])
+            cnt[k] = atomicAdd(&gcnt[(g << L) | k], cnt[k]);
+    __syncthreads();
+    bs_scatter_range(vals_out, keys_out, cnt, keys, vals, b, e, mask);
+}
+
+/* The sort's scratch for windows of up to m digits of c bits. */
+struct bs_bufs {
+    dev_buf<uint32_t> vals;            /* pass 1's values */
+    dev_buf<uint32_t> gcnt;            /* the long segments' bucket counters */
+    dev_buf<uint32_t> chunk_seg, chunk_begin;
+    dev_buf<bs_plan> plan;
+    uint32_t max_chunks = 0;
+    unsigned c = 0;
+
+    g16_status alloc(cuda_ctx *ctx, uint32_t m, unsigned c_)
+    {
+        c = c_;
+        /* Long segments hold more than BS_CHUNK digits each, so ceil(n / BS_CHUNK) <
+         * 2 n / BS_CHUNK chunks a segment. */
+        max_chunks = (uint32_t)(2 * (size_t)m / BS_CHUNK + 1);
+        g16_status s;
+        if ((s = vals.alloc(ctx, m, "MSM sort values (pass 1)")) ||
+            (s = gcnt.alloc(ctx, (size_t)BS_SEGMENTS << bs_low_bits(c), "MSM sort bucket counters")) ||
+            (s = chunk_seg.alloc(ctx, max_chunks, "MSM sort chunks")) ||
+            (s = chunk_begin.alloc(ctx, max_chunks, "MSM sort chunks")) ||
+            (s = plan.alloc(ctx, 1, "MSM sort plan")))
+            return s;
+        return G16_OK;
+    }
+};
+
+/* Window digits (keys_in, vals_in: m of them, keys of c bits, BS_MIN_C <= c <= BS_MAX_C,
+ * the scratch made for at least m digits of c bits) grouped by bucket into vals_out, the
+ * keys too into keys_out when not null (it may be keys_in); each non-empty bucket k < nb's
+ * run at [start[k], end[k]) of vals_out plus base (the others left as they were).
+ * keys_mid: m keys of scratch (pass 1's). */
+g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, const uint32_t *vals_in,
+                       uint32_t *keys_mid, uint32_t *keys_out, uint32_t *vals_out, uint32_t *start,
+                       uint32_t *end, uint32_t m, unsigned c, uint32_t base)
+{
+    if (m == 0)
+        return G16_OK;
+    if (c != bs.c || m > bs.vals.count || c < BS_MIN_C || c > BS_MAX_C)
+        return status_fail(G16_ERR_INTERNAL, "GPU MSM: bucket sort of %u digits of %u bits "
+                                             "with scratch for %zu of %u", m, c, bs.vals.count, bs.c);
+    const unsigned L = bs_low_bits(c);
+    const uint32_t nb = 1u << (c - 1), wanted = keys_out != nullptr;
+    const size_t smem = sizeof(uint32_t) << L;
+    const unsigned hist_blocks = blocks_for(m, BS_TILE) < 1024 ? blocks_for(m, BS_TILE) : 1024;
+    CUDA_TRY(cudaMemsetAsync(bs.plan.p, 0, sizeof(bs_plan), st), G16_ERR_INTERNAL);
+    CUDA_TRY(cudaMemsetAsync(bs.gcnt.p, 0, bs.gcnt.count * sizeof(uint32_t), st), G16_ERR_INTERNAL);
+    k_bs_hist<<<hist_blocks, BS_THREADS, 0, st>>>(bs.plan.p, keys_in, m, L);
+    k_bs_plan<<<1, 1024, 0, st>>>(bs.plan.p, bs.chunk_seg.p, bs.chunk_begin.p);
+    k_bs_spread<<<blocks_for(m, BS_TILE), BS_THREADS, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
+                                                                keys_in, vals_in, m, L);
+    k_bs_solo<<<BS_SEGMENTS, BS_THREADS, smem, st>>>(vals_out, keys_out, start, end, bs.plan.p,
+                                                     keys_mid, bs.vals.p, L, nb, base);
+    k_bs_multi_count<<<bs.max_chunks, BS_THREADS, smem, st>>>(bs.gcnt.p, bs.plan.p, bs.chunk_seg.p,
+                                                              bs.chunk_begin.p, keys_mid, L, wanted);
+    k_bs_multi_bounds<<<BS_SEGMENTS, BS_THREADS, 0, st>>>(bs.gcnt.p, start, end, bs.plan.p, L, nb,
+                                                          base, wanted);
+    k_bs_multi_scatter<<<bs.max_chunks, BS_THREADS, smem, st>>>(vals_out, keys_out, bs.gcnt.p,
+                                                                bs.plan.p, bs.chunk_seg.p,
+                                                                bs.chunk_begin.p, keys_mid,
+                                                                bs.vals.p, L);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    return G16_OK;
+}
