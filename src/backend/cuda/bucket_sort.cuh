@@ -9,9 +9,11 @@
  * used, in 3 passes of 8 bits over the keys' c = 22 bits (~52 bytes a digit with its
  * histogram), and ba_bounds found the runs in a pass of its own. This sort makes two
  * passes, most significant bits first, and finds the runs on the way:
- *   k_bs_hist      counts the keys' top bits: segment key >> L, L = c - BS_TOP - 1, so
- *                  that every key (<= nb) lands in one of BS_SEGMENTS = 2^BS_TOP + 1
- *                  segments (the last holds the zero digits alone);
+ *   k_bs_digits    makes the window's digits (the caller's body: ba_digits) and counts
+ *                  their keys' top bits on the way: segment key >> L, L = c - BS_TOP - 1,
+ *                  so that every key (<= nb) lands in one of BS_SEGMENTS = 2^BS_TOP + 1
+ *                  segments (the last holds the zero digits alone); k_bs_hist counts
+ *                  keys made elsewhere;
  *   k_bs_plan      one block: the segments' starts, and the segments longer than
  *                  BS_CHUNK cut into chunks for the k_bs_multi_* kernels;
  *   k_bs_spread    pass 1: a tile of digits to their segments, the tile's places in a
@@ -23,7 +25,7 @@
  *   k_bs_multi_*   pass 2 for a longer segment (scalars that repeat put a window's digits
  *                  in one bucket) over several blocks: counts, bounds and places through
  *                  global atomics on its buckets.
- * Bytes a digit: 4 (hist) + 16 (pass 1) + 16 (pass 2: keys read twice, values once, values
+ * Bytes a digit: 4 (hist, none when counted by k_bs_digits) + 16 (pass 1) + 16 (pass 2: keys read twice, values once, values
  * written; keys written only for a caller that reads them) against CUB's ~52 and
  * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
  * its keys go to the caller's spare key buffer) against CUB's 8. */
@@ -90,6 +92,30 @@ __global__ void __launch_bounds__(BS_THREADS) k_bs_hist(bs_plan *plan, const uin
 #pragma unroll
         for (int j = 0; j < BS_ITEMS; j++)
             bs_rank(cnt, key[j] >> L, tile + (size_t)j * BS_THREADS + threadIdx.x < m);
+    }
+    __syncthreads();
+    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
+        if (cnt[g])
+            atomicAdd(&plan->count[g], cnt[g]);
+}
+
+/* Thread j's digits (body.keys_of(j, k): the entries it writes, their keys in k) for
+ * j < n, their segments counted as k_bs_hist does (the plan zeroed before). */
+template <class Digits>
+__global__ void __launch_bounds__(BS_THREADS) k_bs_digits(bs_plan *plan, Digits body, uint32_t n,
+                                                           unsigned L)
+{
+    __shared__ uint32_t cnt[BS_SEGMENTS];
+    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
+        cnt[g] = 0;
+    __syncthreads();
+    const size_t stride = (size_t)gridDim.x * BS_THREADS;
+    for (size_t at = (size_t)blockIdx.x * BS_THREADS; at < n; at += stride) {
+        const size_t j = at + threadIdx.x;
+        uint32_t k[2] = {0, 0};
+        const unsigned made = j < n ? body.keys_of((uint32_t)j, k) : 0;
+        bs_rank(cnt, k[0] >> L, made > 0);
+        bs_rank(cnt, k[1] >> L, made > 1);
     }
     __syncthreads();
     for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
@@ -368,10 +394,11 @@ struct bs_bufs {
  * the scratch made for at least m digits of c bits) grouped by bucket into vals_out, the
  * keys too into keys_out when not null (it may be keys_in); each non-empty bucket k < nb's
  * run at [start[k], end[k]) of vals_out plus base (the others left as they were).
- * keys_mid: m keys of scratch (pass 1's). */
+ * keys_mid: m keys of scratch (pass 1's). counted: bucket_digits made the keys and
+ * counted their segments. */
 g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, const uint32_t *vals_in,
                        uint32_t *keys_mid, uint32_t *keys_out, uint32_t *vals_out, uint32_t *start,
-                       uint32_t *end, uint32_t m, unsigned c, uint32_t base)
+                       uint32_t *end, uint32_t m, unsigned c, uint32_t base, bool counted)
 {
     if (m == 0)
         return G16_OK;
@@ -382,9 +409,11 @@ g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, co
     const uint32_t nb = 1u << (c - 1), wanted = keys_out != nullptr;
     const size_t smem = sizeof(uint32_t) << L;
     const unsigned hist_blocks = blocks_for(m, BS_TILE) < 1024 ? blocks_for(m, BS_TILE) : 1024;
-    CUDA_TRY(cudaMemsetAsync(bs.plan.p, 0, sizeof(bs_plan), st), G16_ERR_INTERNAL);
+    if (!counted) {
+        CUDA_TRY(cudaMemsetAsync(bs.plan.p, 0, sizeof(bs_plan), st), G16_ERR_INTERNAL);
+        k_bs_hist<<<hist_blocks, BS_THREADS, 0, st>>>(bs.plan.p, keys_in, m, L);
+    }
     CUDA_TRY(cudaMemsetAsync(bs.gcnt.p, 0, bs.gcnt.count * sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    k_bs_hist<<<hist_blocks, BS_THREADS, 0, st>>>(bs.plan.p, keys_in, m, L);
     k_bs_plan<<<1, 1024, 0, st>>>(bs.plan.p, bs.chunk_seg.p, bs.chunk_begin.p);
     k_bs_spread<<<blocks_for(m, BS_TILE), BS_THREADS, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
                                                                 keys_in, vals_in, m, L);
@@ -398,6 +427,21 @@ g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, co
                                                                 bs.plan.p, bs.chunk_seg.p,
                                                                 bs.chunk_begin.p, keys_mid,
                                                                 bs.vals.p, L);
+    CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
+    return G16_OK;
+}
+
+/* Threads j < n of body (Digits: keys_of(j, k) writes thread j's digits and returns how
+ * many, their keys in k), the scratch's plan zeroed and their segments counted, for a
+ * bucket_sort(..., counted = true) of those keys (the keys are not read again to count). */
+template <class Digits>
+g16_status bucket_digits(cudaStream_t st, bs_bufs &bs, const Digits &body, uint32_t n)
+{
+    CUDA_TRY(cudaMemsetAsync(bs.plan.p, 0, sizeof(bs_plan), st), G16_ERR_INTERNAL);
+    if (n == 0)
+        return G16_OK;
+    const unsigned blocks = blocks_for(n, BS_THREADS) < 1024 ? blocks_for(n, BS_THREADS) : 1024;
+    k_bs_digits<Digits><<<blocks, BS_THREADS, 0, st>>>(bs.plan.p, body, n, bs_low_bits(bs.c));
     CUDA_TRY(cudaGetLastError(), G16_ERR_INTERNAL);
     return G16_OK;
 }

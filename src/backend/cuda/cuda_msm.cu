@@ -170,12 +170,13 @@ G16_HD int window_digit(const scalar_d &s, unsigned c, unsigned w)
 
 /* Entry j of the digits: key = bucket (|d| - 1), or nb when d = 0 (sorted past every
  * bucket and ignored); value = point, bit 30 = phi(P) (hi), top bit = d < 0. */
-G16_HD void digit_store(uint32_t *keys, uint32_t *vals, uint32_t j, int d, uint32_t point,
-                        uint32_t hi, unsigned c)
+G16_HD uint32_t digit_store(uint32_t *keys, uint32_t *vals, uint32_t j, int d, uint32_t point,
+                            uint32_t hi, unsigned c)
 {
-    const uint32_t nb = 1u << (c - 1);
-    keys[j] = d == 0 ? nb : (uint32_t)(d < 0 ? -d : d) - 1;
+    const uint32_t nb = 1u << (c - 1), key = d == 0 ? nb : (uint32_t)(d < 0 ? -d : d) - 1;
+    keys[j] = key;
     vals[j] = point | (hi << 30) | (d < 0 ? 0x80000000u : 0);
+    return key;
 }
 
 /* Window w's signed digit of "other" scalar j (digit_store), as thread j's work (the
@@ -186,18 +187,21 @@ G16_HD void digit_store(uint32_t *keys, uint32_t *vals, uint32_t j, int d, uint3
  * nothing: launch glv_m). Two threads reading the halves apart fetched each scalar's
  * 32-byte sector twice: ba_digits was bound by those bytes (run 74: 9.9 ms of a G1 dense
  * 2^26 MSM). With precomputed multiples (stride = the bases' count, ba_accumulate_mult)
- * window w's point is 2^(c w) P, the (w stride + i)-th of bases and multiples. */
-G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
-                        const uint32_t *idx, unsigned c, unsigned w, uint32_t j, uint32_t glv_m,
-                        uint32_t stride)
+ * window w's point is 2^(c w) P, the (w stride + i)-th of bases and multiples.
+ * Returns the number of entries written (0 to 2), their keys in written[] when given. */
+G16_HD unsigned digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
+                            const uint32_t *idx, unsigned c, unsigned w, uint32_t j,
+                            uint32_t glv_m, uint32_t stride, uint32_t *written = nullptr)
 {
     if (glv_m && j >= glv_m)
-        return;
+        return 0;
     const uint32_t i = idx[j], point = i + w * stride;
     const scalar_d s = canon[i];
     if (!glv_m) {
-        digit_store(keys, vals, j, window_digit(s, c, w), point, 0, c);
-        return;
+        uint32_t key = digit_store(keys, vals, j, window_digit(s, c, w), point, 0, c);
+        if (written)
+            written[0] = key;
+        return 1;
     }
     for (uint32_t hi = 0; hi < 2; hi++) {
         scalar_d h;
@@ -206,8 +210,11 @@ G16_HD void digit_entry(uint32_t *keys, uint32_t *vals, const scalar_d *canon,
             h.v[k] = s.v[4 * hi + k];
             h.v[4 + k] = 0;
         }
-        digit_store(keys, vals, j + hi * glv_m, window_digit(h, c, w), point, hi, c);
+        uint32_t key = digit_store(keys, vals, j + hi * glv_m, window_digit(h, c, w), point, hi, c);
+        if (written)
+            written[hi] = key;
     }
+    return 2;
 }
 
 /* Every window's digits at once (the XYZZ accumulation, below 2^20 others): entry w m + j
@@ -1421,7 +1428,7 @@ extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys
     CUDA_TRY(cudaMemsetAsync(bounds.p, 0, 2 * nb * 4, ctx->stream), G16_ERR_INTERNAL);
     /* The keys back into their input, as ba_sort_group asks for them. */
     if ((s = bucket_sort(ctx->stream, bs, k.p, v.p, mid.p, k.p, out.p, bounds.p, bounds.p + nb,
-                         (uint32_t)m, c, base)))
+                         (uint32_t)m, c, base, false)))
         return s;
     CUDA_TRY(cudaMemcpyAsync(keys_out, k.p, m * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemcpyAsync(vals_out, out.p, m * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);

@@ -322,6 +322,11 @@ struct ba_digits {
     {
         digit_entry(keys, vals, canon, idx, c, w, j, glv_m, stride);
     }
+    /* The same, the keys written into k (0 to 2 of them: the count returned). */
+    G16_HD unsigned keys_of(uint32_t j, uint32_t *k) const
+    {
+        return digit_entry(keys, vals, canon, idx, c, w, j, glv_m, stride, k);
+    }
 };
 
 struct ba_bounds {
@@ -863,6 +868,7 @@ struct ba_device_exec {
     size_t sort_bytes = 0, scan_bytes = 0;
     bs_bufs bs;       /* bucket_sort's scratch, when prepare asked for it */
     bool own = false; /* windows grouped by bucket_sort rather than CUB's sort */
+    bool counted = false; /* digits() counted the next bucket_sort's segments */
     /* The side stream of fork / join (created on first use) and the stream that run,
      * zero, sort and scan queue on: the context's, or the side one between fork and join. */
     cudaStream_t side = nullptr, cur = nullptr;
@@ -979,8 +985,19 @@ struct ba_device_exec {
                            uint32_t *keys_out, uint32_t *vals_out, uint32_t *start, uint32_t *end,
                            uint32_t m, unsigned c, uint32_t base)
     {
+        const bool was = counted;
+        counted = false;
         return ::bucket_sort(stream(), bs, keys_in, vals_in, keys_mid, keys_out, vals_out, start,
-                             end, m, c, base);
+                             end, m, c, base, was);
+    }
+    /* A window's digits, n threads of body; for bucket_sort, their segments counted on
+     * the way (bucket_digits). */
+    g16_status digits(const ba_digits &body, uint32_t n)
+    {
+        if (!own)
+            return run(n, 256, body);
+        counted = true;
+        return bucket_digits(stream(), bs, body, n);
     }
     /* The same in place between two buffers each (CUB's double-buffer sort: no copies of
      * the keys and values in its scratch, which for 1.34e9 keys is 10.7 GB): the sorted
@@ -1137,6 +1154,7 @@ struct ba_host_exec {
             memmove(keys_out, keys_mid, (size_t)m * sizeof *keys_out);
         return G16_OK;
     }
+    g16_status digits(const ba_digits &body, uint32_t n) { return run(n, 256, body); }
     g16_status sort_in_place(uint32_t *keys[2], uint32_t *vals[2], uint32_t m, unsigned c, int *at)
     {
         *at = 1;
@@ -1567,8 +1585,8 @@ g16_status ba_sort_group(Exec &ex, uint32_t *sorted, uint32_t *start, uint32_t *
         return s;
     for (unsigned g = 0; g < gw; g++) {
         uint32_t *vals_out = sorted + (size_t)g * m, *st = start + (size_t)g * nb, *en = end + (size_t)g * nb;
-        if ((s = ex.run(glv_m ? glv_m : m, 256,
-                        ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m, 0})))
+        if ((s = ex.digits(ba_digits{keys_in, vals_in, canon, idx_other, c, w0 + g, glv_m, 0},
+                           glv_m ? glv_m : m)))
             return s;
         if (ex.own) {
             /* The keys, when wanted, back into keys_in (read by then). */
