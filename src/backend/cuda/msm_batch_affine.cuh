@@ -103,7 +103,7 @@ struct ba_tuning {
     uint32_t list_run;
     uint32_t list_piece;
     int arena;
-    int own_sort; /* windows grouped by bucket_sort (bucket_sort.cuh): -1 by width, 0 or 1 */
+    int own_sort; /* windows grouped by bucket_sort (bucket_sort.cuh) from 12-bit windows: 0 or 1 */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -123,7 +123,7 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
  * or on whatever the width (ba_split_use), G16_GPU_MSM_OWN_SORT=0|1 the windows' digits
- * grouped by CUB's radix sort or by bucket_sort whatever the width (ba_own_sort_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
+ * grouped by CUB's radix sort (the default) or by bucket_sort (ba_own_sort_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
  * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
@@ -163,7 +163,7 @@ void ba_env_bit(const char *name, int *v)
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
-                   BA_LIST_RUN, 0, 0, -1};
+                   BA_LIST_RUN, 0, 0, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -1557,13 +1557,13 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
 }
 
 /* Whether c-bit windows' digits are grouped by bucket_sort (bucket_sort.cuh) rather than
- * CUB's radix sort: tn.own_sort when set (and c in bucket_sort's range), else from 16 bits
- * up. */
+ * CUB's radix sort: when tn.own_sort asks for it and c is in its range. Off by default
+ * until a GPU has run it: written in session 31, when no device was lent, it is checked
+ * on the host's emulation of its routing only; test_cuda_msm checks the kernels against
+ * a counting sort and the MSMs through them (bench/NOTES.md, session 31). */
 bool ba_own_sort_use(unsigned c, const ba_tuning &tn)
 {
-    if (c < BS_MIN_C || c > BS_MAX_C)
-        return false;
-    return tn.own_sort >= 0 ? tn.own_sort != 0 : c >= 16;
+    return c >= BS_MIN_C && c <= BS_MAX_C && tn.own_sort == 1;
 }
 
 /* The digits of the gw windows from w0, grouped by bucket window by window into sorted
