@@ -12,8 +12,7 @@
  *   k_bs_digits    makes the window's digits (the caller's body: ba_digits) and counts
  *                  their keys' top bits on the way: segment key >> L, L = c - BS_TOP - 1,
  *                  so that every key (<= nb) lands in one of BS_SEGMENTS = 2^BS_TOP + 1
- *                  segments (the last holds the zero digits alone); k_bs_hist counts
- *                  keys made elsewhere;
+ *                  segments (the last holds the zero digits alone);
  *   k_bs_plan      one block: the segments' starts, and the segments longer than
  *                  BS_CHUNK cut into chunks for the k_bs_multi_* kernels;
  *   k_bs_spread    pass 1: a tile of digits to their segments, the tile's places in a
@@ -25,7 +24,7 @@
  *   k_bs_multi_*   pass 2 for a longer segment (scalars that repeat put a window's digits
  *                  in one bucket) over several blocks: counts, bounds and places through
  *                  global atomics on its buckets.
- * Bytes a digit: 4 (hist, none when counted by k_bs_digits) + 16 (pass 1) + 16 (pass 2: keys read twice, values once, values
+ * Bytes a digit: 16 (pass 1) + 16 (pass 2: keys read twice, values once, values
  * written; keys written only for a caller that reads them) against CUB's ~52 and
  * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
  * its keys go to the caller's spare key buffer) against CUB's 8. */
@@ -43,7 +42,7 @@ enum {
 
 /* The segments and pass 2's chunks, on the device. */
 struct bs_plan {
-    uint32_t count[BS_SEGMENTS];      /* k_bs_hist's digits a segment */
+    uint32_t count[BS_SEGMENTS];      /* k_bs_digits' digits a segment */
     uint32_t start[BS_SEGMENTS + 1];  /* k_bs_plan's: segment g at [start[g], start[g + 1]) */
     uint32_t cursor[BS_SEGMENTS];     /* pass 1's next free place in each segment */
     uint32_t chunks;                  /* chunks of the segments longer than BS_CHUNK */
@@ -72,35 +71,9 @@ __device__ uint32_t bs_rank(uint32_t *cnt, uint32_t bin, bool valid)
     return base + __popc(peers & ((1u << lane) - 1));
 }
 
-/* The digits' count a segment: each block's counts in shared memory, then added to the
- * plan's once a segment. */
-__global__ void __launch_bounds__(BS_THREADS) k_bs_hist(bs_plan *plan, const uint32_t *keys,
-                                                         uint32_t m, unsigned L)
-{
-    __shared__ uint32_t cnt[BS_SEGMENTS];
-    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
-        cnt[g] = 0;
-    __syncthreads();
-    const size_t stride = (size_t)gridDim.x * BS_TILE;
-    for (size_t tile = (size_t)blockIdx.x * BS_TILE; tile < m; tile += stride) {
-        uint32_t key[BS_ITEMS];
-#pragma unroll
-        for (int j = 0; j < BS_ITEMS; j++) {
-            size_t i = tile + (size_t)j * BS_THREADS + threadIdx.x;
-            key[j] = i < m ? __ldcs(&keys[i]) : 0;
-        }
-#pragma unroll
-        for (int j = 0; j < BS_ITEMS; j++)
-            bs_rank(cnt, key[j] >> L, tile + (size_t)j * BS_THREADS + threadIdx.x < m);
-    }
-    __syncthreads();
-    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
-        if (cnt[g])
-            atomicAdd(&plan->count[g], cnt[g]);
-}
-
 /* Thread j's digits (body.keys_of(j, k): the entries it writes, their keys in k) for
- * j < n, their segments counted as k_bs_hist does (the plan zeroed before). */
+ * j < n, their segments counted: each block's counts in shared memory, then added to
+ * the plan's (zeroed before) once a segment. */
 template <class Digits>
 __global__ void __launch_bounds__(BS_THREADS) k_bs_digits(bs_plan *plan, Digits body, uint32_t n,
                                                            unsigned L)
@@ -294,31 +267,49 @@ __global__ void __launch_bounds__(BS_THREADS, 2)
     bs_scatter_range(vals_out, keys_out, cnt, keys, vals, b, e, mask);
 }
 
-/* Pass 2 for the longer segments, step 1: chunk blockIdx.x's counts (the chunks past the
- * plan's leave at once) added to its segment's buckets' counters (gcnt: a counter a key,
- * zeroed before). */
+/* Pass 2 for the longer segments, steps 1 and 3: chunk blockIdx.x's digits [*b, *e)
+ * counted by their low bits into cnt (shared) and the counts added to its segment's
+ * buckets' counters (gcnt: a counter a key); with reserve (step 3, the counters then
+ * each bucket's next free place), cnt[k] keeps the place reserved for the chunk's
+ * digits of bucket k. False, for the whole block, for a chunk past the plan's or in the
+ * zero digits' segment when no keys are wanted. */
+__device__ bool bs_chunk_counts(uint32_t *cnt, uint32_t *gcnt, uint32_t *b, uint32_t *e,
+                                const bs_plan *plan, const uint32_t *chunk_seg,
+                                const uint32_t *chunk_begin, const uint32_t *keys, unsigned L,
+                                bool keys_wanted, bool reserve)
+{
+    const uint32_t q = blockIdx.x;
+    if (q >= plan->chunks)
+        return false;
+    const uint32_t g = chunk_seg[q], se = plan->start[g + 1];
+    if (g == BS_SEGMENTS - 1 && !keys_wanted)
+        return false;
+    *b = chunk_begin[q];
+    *e = se - *b > BS_CHUNK ? *b + BS_CHUNK : se;
+    const uint32_t bins = 1u << L;
+    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
+        cnt[k] = 0;
+    __syncthreads();
+    bs_count_range(cnt, keys, *b, *e, bins - 1);
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
+        if (cnt[k]) {
+            uint32_t was = atomicAdd(&gcnt[(g << L) | k], cnt[k]);
+            if (reserve)
+                cnt[k] = was;
+        }
+    return true;
+}
+
+/* Step 1: the long segments' bucket counts (gcnt zeroed before). */
 __global__ void __launch_bounds__(BS_THREADS, 2)
     k_bs_multi_count(uint32_t *gcnt, const bs_plan *plan, const uint32_t *chunk_seg,
                      const uint32_t *chunk_begin, const uint32_t *keys, unsigned L,
                      uint32_t keys_wanted)
 {
     extern __shared__ uint32_t cnt[];
-    const uint32_t q = blockIdx.x;
-    if (q >= plan->chunks)
-        return;
-    const uint32_t g = chunk_seg[q], b = chunk_begin[q], se = plan->start[g + 1];
-    const uint32_t e = se - b > BS_CHUNK ? b + BS_CHUNK : se;
-    if (g == BS_SEGMENTS - 1 && !keys_wanted)
-        return;
-    const uint32_t bins = 1u << L, mask = bins - 1;
-    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
-        cnt[k] = 0;
-    __syncthreads();
-    bs_count_range(cnt, keys, b, e, mask);
-    __syncthreads();
-    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
-        if (cnt[k])
-            atomicAdd(&gcnt[(g << L) | k], cnt[k]);
+    uint32_t b, e;
+    bs_chunk_counts(cnt, gcnt, &b, &e, plan, chunk_seg, chunk_begin, keys, L, keys_wanted, false);
 }
 
 /* Step 2: segment blockIdx.x's buckets' bounds from their counters, if it is long; each
@@ -344,24 +335,12 @@ __global__ void __launch_bounds__(BS_THREADS, 2)
                        unsigned L)
 {
     extern __shared__ uint32_t cnt[];
-    const uint32_t q = blockIdx.x;
-    if (q >= plan->chunks)
+    uint32_t b, e;
+    if (!bs_chunk_counts(cnt, gcnt, &b, &e, plan, chunk_seg, chunk_begin, keys, L,
+                         keys_out != nullptr, true))
         return;
-    const uint32_t g = chunk_seg[q], b = chunk_begin[q], se = plan->start[g + 1];
-    const uint32_t e = se - b > BS_CHUNK ? b + BS_CHUNK : se;
-    if (g == BS_SEGMENTS - 1 && !keys_out)
-        return;
-    const uint32_t bins = 1u << L, mask = bins - 1;
-    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
-        cnt[k] = 0;
     __syncthreads();
-    bs_count_range(cnt, keys, b, e, mask);
-    __syncthreads();
-    for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
-        if (cnt[k])
-            cnt[k] = atomicAdd(&gcnt[(g << L) | k], cnt[k]);
-    __syncthreads();
-    bs_scatter_range(vals_out, keys_out, cnt, keys, vals, b, e, mask);
+    bs_scatter_range(vals_out, keys_out, cnt, keys, vals, b, e, (1u << L) - 1);
 }
 
 /* The sort's scratch for windows of up to m digits of c bits. */
@@ -394,11 +373,11 @@ struct bs_bufs {
  * the scratch made for at least m digits of c bits) grouped by bucket into vals_out, the
  * keys too into keys_out when not null (it may be keys_in); each non-empty bucket k < nb's
  * run at [start[k], end[k]) of vals_out plus base (the others left as they were).
- * keys_mid: m keys of scratch (pass 1's). counted: bucket_digits made the keys and
- * counted their segments. */
+ * keys_mid: m keys of scratch (pass 1's). The keys were made, and their segments
+ * counted, by bucket_digits. */
 g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, const uint32_t *vals_in,
                        uint32_t *keys_mid, uint32_t *keys_out, uint32_t *vals_out, uint32_t *start,
-                       uint32_t *end, uint32_t m, unsigned c, uint32_t base, bool counted)
+                       uint32_t *end, uint32_t m, unsigned c, uint32_t base)
 {
     if (m == 0)
         return G16_OK;
@@ -408,11 +387,6 @@ g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, co
     const unsigned L = bs_low_bits(c);
     const uint32_t nb = 1u << (c - 1), wanted = keys_out != nullptr;
     const size_t smem = sizeof(uint32_t) << L;
-    const unsigned hist_blocks = blocks_for(m, BS_TILE) < 1024 ? blocks_for(m, BS_TILE) : 1024;
-    if (!counted) {
-        CUDA_TRY(cudaMemsetAsync(bs.plan.p, 0, sizeof(bs_plan), st), G16_ERR_INTERNAL);
-        k_bs_hist<<<hist_blocks, BS_THREADS, 0, st>>>(bs.plan.p, keys_in, m, L);
-    }
     CUDA_TRY(cudaMemsetAsync(bs.gcnt.p, 0, bs.gcnt.count * sizeof(uint32_t), st), G16_ERR_INTERNAL);
     k_bs_plan<<<1, 1024, 0, st>>>(bs.plan.p, bs.chunk_seg.p, bs.chunk_begin.p);
     k_bs_spread<<<blocks_for(m, BS_TILE), BS_THREADS, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
@@ -432,8 +406,8 @@ g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, co
 }
 
 /* Threads j < n of body (Digits: keys_of(j, k) writes thread j's digits and returns how
- * many, their keys in k), the scratch's plan zeroed and their segments counted, for a
- * bucket_sort(..., counted = true) of those keys (the keys are not read again to count). */
+ * many, their keys in k), the scratch's plan zeroed and their segments counted for the
+ * bucket_sort of those keys (the keys are not read again to count). */
 template <class Digits>
 g16_status bucket_digits(cudaStream_t st, bs_bufs &bs, const Digits &body, uint32_t n)
 {

@@ -1406,6 +1406,20 @@ extern "C" g16_status cuda_msm_mult_table(cuda_ctx *ctx, int group, void *mult_d
                                 (uint32_t)n, window_bits, tn);
 }
 
+namespace {
+
+/* bucket_digits' body over keys already made (the test entry's): thread j's one key. */
+struct bs_given_keys {
+    const uint32_t *keys;
+    __device__ unsigned keys_of(uint32_t j, uint32_t *k) const
+    {
+        k[0] = keys[j];
+        return 1;
+    }
+};
+
+} // namespace
+
 extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
                                              size_t m, unsigned c, uint32_t base,
                                              uint32_t *keys_out, uint32_t *vals_out,
@@ -1426,9 +1440,11 @@ extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys
     CUDA_TRY(cudaMemcpyAsync(k.p, keys, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemcpyAsync(v.p, vals, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemsetAsync(bounds.p, 0, 2 * nb * 4, ctx->stream), G16_ERR_INTERNAL);
-    /* The keys back into their input, as ba_sort_group asks for them. */
-    if ((s = bucket_sort(ctx->stream, bs, k.p, v.p, mid.p, k.p, out.p, bounds.p, bounds.p + nb,
-                         (uint32_t)m, c, base, false)))
+    /* The segments counted as ba_digits' keys are (by keys already made), then the keys
+     * back into their input, as ba_sort_group asks for them. */
+    if ((s = bucket_digits(ctx->stream, bs, bs_given_keys{k.p}, (uint32_t)m)) ||
+        (s = bucket_sort(ctx->stream, bs, k.p, v.p, mid.p, k.p, out.p, bounds.p, bounds.p + nb,
+                         (uint32_t)m, c, base)))
         return s;
     CUDA_TRY(cudaMemcpyAsync(keys_out, k.p, m * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemcpyAsync(vals_out, out.p, m * 4, cudaMemcpyDeviceToHost, ctx->stream), G16_ERR_INTERNAL);

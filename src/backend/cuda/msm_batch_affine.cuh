@@ -868,7 +868,6 @@ struct ba_device_exec {
     size_t sort_bytes = 0, scan_bytes = 0;
     bs_bufs bs;       /* bucket_sort's scratch, when prepare asked for it */
     bool own = false; /* windows grouped by bucket_sort rather than CUB's sort */
-    bool counted = false; /* digits() counted the next bucket_sort's segments */
     /* The side stream of fork / join (created on first use) and the stream that run,
      * zero, sort and scan queue on: the context's, or the side one between fork and join. */
     cudaStream_t side = nullptr, cur = nullptr;
@@ -980,15 +979,14 @@ struct ba_device_exec {
         return G16_OK;
     }
     /* Window digits grouped by bucket with their runs' bounds, when prepare asked for
-     * bucket_sort (bucket_sort.cuh's contract; keys_mid: scratch). */
+     * bucket_sort (bucket_sort.cuh's contract; keys_mid: scratch; the keys made by
+     * digits() just before). */
     g16_status bucket_sort(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_mid,
                            uint32_t *keys_out, uint32_t *vals_out, uint32_t *start, uint32_t *end,
                            uint32_t m, unsigned c, uint32_t base)
     {
-        const bool was = counted;
-        counted = false;
         return ::bucket_sort(stream(), bs, keys_in, vals_in, keys_mid, keys_out, vals_out, start,
-                             end, m, c, base, was);
+                             end, m, c, base);
     }
     /* A window's digits, n threads of body; for bucket_sort, their segments counted on
      * the way (bucket_digits). */
@@ -996,7 +994,6 @@ struct ba_device_exec {
     {
         if (!own)
             return run(n, 256, body);
-        counted = true;
         return bucket_digits(stream(), bs, body, n);
     }
     /* The same in place between two buffers each (CUB's double-buffer sort: no copies of
