@@ -1141,12 +1141,10 @@ struct ba_host_exec {
                            uint32_t *keys_out, uint32_t *vals_out, uint32_t *start, uint32_t *end,
                            uint32_t m, unsigned c, uint32_t base)
     {
-        g16_status s = sort(keys_in, keys_mid, vals_in, vals_out, m, c);
-        if (s)
+        g16_status s;
+        if ((s = sort(keys_in, keys_mid, vals_in, vals_out, m, c)) ||
+            (s = run(m, 256, ba_bounds{start, end, keys_mid, m, 1u << (c - 1), base})))
             return s;
-        const uint32_t nb = 1u << (c - 1);
-        for (uint32_t p = 0; p < m; p++)
-            bounds_entry(start, end, keys_mid, m, nb, base, p);
         if (keys_out)
             memmove(keys_out, keys_mid, (size_t)m * sizeof *keys_out);
         return G16_OK;
