@@ -1552,10 +1552,10 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
 }
 
 /* Whether c-bit windows' digits are grouped by bucket_sort (bucket_sort.cuh) rather than
- * CUB's radix sort: when tn.own_sort asks for it and c is in its range. Off by default
- * until a GPU has run it: written in session 31, when no device was lent, it is checked
- * on the host's emulation of its routing only; test_cuda_msm checks the kernels against
- * a counting sort and the MSMs through them (bench/NOTES.md, session 31). */
+ * CUB's radix sort: when tn.own_sort asks for it and c is in its range. Off by default:
+ * exact on the GPU (test_cuda_msm checks the kernels against a counting sort and the
+ * MSMs through them) but three times slower than CUB's there (run 97; bench/NOTES.md,
+ * session 32, has the likely causes). */
 bool ba_own_sort_use(unsigned c, const ba_tuning &tn)
 {
     return c >= BS_MIN_C && c <= BS_MAX_C && tn.own_sort == 1;
