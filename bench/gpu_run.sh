@@ -48,7 +48,8 @@
 #   affine-tune  the batch-affine rounds' stop length and window widths at G1 dense 2^26
 #   profile    Nsight Compute: the GPU time of every kernel of a G1 dense 2^26 MSM, summed
 #              by kernel, and the pair kernels' occupancy and throughputs (PROFILE_CASE,
-#              PROFILE_LOG2: another of bench_gpu_msm's cases and size)
+#              PROFILE_LOG2: another of bench_gpu_msm's cases and size; PROFILE_BIN: another
+#              bench_gpu_msm build, PROFILE_TAG: a suffix for the logs' names)
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for the pair
 #              kernels (dense 2^26; STALL_CASES="G1 dense,G2 dense": the bench's cases
@@ -322,11 +323,11 @@ for step in "${steps[@]}"; do
       row profile "skipped: no ncu"
     else
       pcase=${PROFILE_CASE:-G1 dense} plog=${PROFILE_LOG2:-26}
-      pname=ncu_$(echo "$pcase" | tr -c 'A-Za-z0-9\n' _)_$plog
+      pname=ncu_$(echo "$pcase" | tr -c 'A-Za-z0-9\n' _)_$plog${PROFILE_TAG:+_$PROFILE_TAG}
       run "$pname" ${PROFILE_LIMIT:-200} "$ncu_bin" --clock-control none --csv --page raw \
         --print-units base --log-file "$logs/$pname.csv" \
         --metrics gpu__time_duration.sum,launch__registers_per_thread \
-        build-gpu/bench_gpu_msm --case "$pcase" --min-log2 "$plog" --max-log2 "$plog" --reps 1
+        build-gpu/${PROFILE_BIN:-bench_gpu_msm} --case "$pcase" --min-log2 "$plog" --max-log2 "$plog" --reps 1
       python3 bench/ncu_summary.py "$logs/$pname.csv" 2 >"$logs/$pname.summary.txt" 2>&1
       head -30 "$logs/$pname.summary.txt" | sed 's/^/    /'
       # The pair kernels' occupancy and throughputs: G1 dense 2^26 (the default case only).

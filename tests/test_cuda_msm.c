@@ -304,14 +304,15 @@ static void check_shared(void)
  * (compared sorted: the order within a run is free), the keys in key order. Keys:
  * uniform over 0..2^(c-1) (the last the zero digits), one value, eight values, 90% zero
  * digits, all in one segment's keys (its 2^(c-11) lowest: a segment longer than a
- * block's 2^19 takes the several-block path), half one value; widths 12 to 24. */
+ * block's 2^19 takes the several-block path), half one value; widths 12 to 24; each of
+ * the first pass's block shapes. */
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return x < y ? -1 : x > y;
 }
 
-static void check_bucket_sort_case(size_t m, unsigned c, int dist)
+static void check_bucket_sort_case(size_t m, unsigned c, int dist, unsigned spread)
 {
     const uint32_t nb = 1u << (c - 1), low = 1u << (c - 11), base = (uint32_t)(m * (c % 3));
     uint32_t *keys = malloc(m * 4), *vals = malloc(m * 4), *ko = malloc(m * 4), *vo = malloc(m * 4);
@@ -331,10 +332,11 @@ static void check_bucket_sort_case(size_t m, unsigned c, int dist)
         }
         vals[i] = (uint32_t)i ^ 0x5bd1e995u;
     }
-    g16_status stt = cuda_bucket_sort_check(backend_cuda_ctx(gpu), keys, vals, m, c, base, ko, vo, st, en);
+    g16_status stt = cuda_bucket_sort_check(backend_cuda_ctx(gpu), keys, vals, m, c, base, spread,
+                                          ko, vo, st, en);
     bool ok = CHECK(stt == G16_OK);
     if (!ok)
-        printf("  bucket sort m=%zu c=%u: %s\n", m, c, g16_last_error());
+        printf("  bucket sort m=%zu c=%u shape %u: %s\n", m, c, spread, g16_last_error());
     /* The counting sort: at[k] the first place of key k. */
     for (size_t i = 0; ok && i < m; i++)
         at[keys[i] + 1]++;
@@ -360,8 +362,8 @@ static void check_bucket_sort_case(size_t m, unsigned c, int dist)
         p = e;
     }
     if (!CHECK(ok && !bad_bounds && !bad_keys && !bad_vals))
-        printf("  bucket sort m=%zu c=%u keys %d: %zu bounds, %zu keys, %zu runs' values differ\n",
-               m, c, dist, bad_bounds, bad_keys, bad_vals);
+        printf("  bucket sort m=%zu c=%u keys %d shape %u: %zu bounds, %zu keys, %zu runs' values "
+               "differ\n", m, c, dist, spread, bad_bounds, bad_keys, bad_vals);
     free(keys), free(vals), free(ko), free(vo), free(want), free(st), free(en), free(at);
 }
 
@@ -370,15 +372,18 @@ static void check_bucket_sort(void)
     const size_t sizes[] = {1, 1000, 4097, 100003, (1 << 20) + 3, 3 << 20};
     const unsigned widths[] = {12, 16, 20, 22, 24};
     size_t cases = 0;
-    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-            for (int dist = 0; dist < 6; dist++) {
-                /* The largest size at two widths: every path, in less time. */
-                if (sizes[s] > (1 << 20) && widths[w] != 16 && widths[w] != 22)
-                    continue;
-                check_bucket_sort_case(sizes[s], widths[w], dist);
-                cases++;
-            }
+    for (unsigned spread = 0; spread < CUDA_BUCKET_SORT_SPREADS; spread++)
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                for (int dist = 0; dist < 6; dist++) {
+                    /* The largest size at two widths, and the other first-pass shapes at
+                     * those two widths alone: every path, in less time. */
+                    bool two = widths[w] == 16 || widths[w] == 22;
+                    if ((sizes[s] > (1 << 20) || spread > 0) && !two)
+                        continue;
+                    check_bucket_sort_case(sizes[s], widths[w], dist, spread);
+                    cases++;
+                }
     printf("  %zu bucket sorts\n", cases);
 }
 

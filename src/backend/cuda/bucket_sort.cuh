@@ -17,7 +17,8 @@
  *                  BS_CHUNK cut into chunks for the k_bs_multi_* kernels;
  *   k_bs_spread    pass 1: a tile of digits to their segments, the tile's places in a
  *                  segment reserved by one atomic a segment, ranks within the tile from
- *                  shared-memory atomics (bs_rank; a warp's equal bins aggregated);
+ *                  shared-memory atomics (bs_take), the tile grouped by segment in shared
+ *                  memory and written out in runs;
  *   k_bs_solo      pass 2 for a segment of at most BS_CHUNK digits, one block: counts
  *                  the keys' low L bits in shared memory, scans them into the buckets'
  *                  bounds, then scatters the digits within the segment;
@@ -35,7 +36,7 @@ enum {
     BS_CHUNK = 1 << 19,                 /* the most digits one block takes in pass 2 */
     BS_THREADS = 512,                   /* every kernel's block but k_bs_plan's */
     BS_ITEMS = 8,                       /* digits a thread loads at once (loads in flight) */
-    BS_TILE = BS_THREADS * BS_ITEMS,    /* pass 1's digits a block */
+    BS_TILE = BS_THREADS * BS_ITEMS,    /* pass 2's digits a block's loop step */
     BS_MIN_C = BS_TOP + 2,              /* pass 2 sorts at least one bit */
     BS_MAX_C = BS_TOP + 1 + 13,         /* pass 2's counters, 2^13 of them, fit in 32 KB */
 };
@@ -54,21 +55,21 @@ __host__ __device__ constexpr unsigned bs_low_bits(unsigned c)
     return c - BS_TOP - 1;
 }
 
-/* Counts one more digit in bin `bin` of cnt (shared memory) for each lane with `valid`,
- * and returns its rank among the bin's digits counted so far: the lanes of a warp with
- * the same bin add their number once (a window whose digits repeat would otherwise
- * serialize 32 atomics on one counter). Every lane of the warp calls it. */
-__device__ uint32_t bs_rank(uint32_t *cnt, uint32_t bin, bool valid)
+/* Shared-memory counters: one more digit in bin `bin` of cnt, counted (bs_count) or
+ * counted and ranked (bs_take: the digit's place among the bin's digits counted so far).
+ * Plain atomics, not a warp's equal bins aggregated first (__match_any_sync, session 31):
+ * random keys almost never share a bin within a warp, so the match bought nothing on
+ * them, and a warp whose lanes all hit one counter (a window whose digits repeat) costs
+ * ~32 replays of one instruction, a few milliseconds for a 2^27-digit window (run 97's
+ * profile, bench/NOTES.md, session 33). */
+__device__ __forceinline__ void bs_count(uint32_t *cnt, uint32_t bin)
 {
-    const unsigned peers = __match_any_sync(0xffffffffu, valid ? bin : 0xffffffffu);
-    if (!valid)
-        return 0;
-    const unsigned lane = threadIdx.x & 31, leader = __ffs(peers) - 1;
-    uint32_t base = 0;
-    if (lane == leader)
-        base = atomicAdd(&cnt[bin], __popc(peers));
-    base = __shfl_sync(peers, base, leader);
-    return base + __popc(peers & ((1u << lane) - 1));
+    atomicAdd(&cnt[bin], 1u);
+}
+
+__device__ __forceinline__ uint32_t bs_take(uint32_t *cnt, uint32_t bin)
+{
+    return atomicAdd(&cnt[bin], 1u);
 }
 
 /* Thread j's digits (body.keys_of(j, k): the entries it writes, their keys in k) for
@@ -87,8 +88,10 @@ __global__ void __launch_bounds__(BS_THREADS) k_bs_digits(bs_plan *plan, Digits 
         const size_t j = at + threadIdx.x;
         uint32_t k[2] = {0, 0};
         const unsigned made = j < n ? body.keys_of((uint32_t)j, k) : 0;
-        bs_rank(cnt, k[0] >> L, made > 0);
-        bs_rank(cnt, k[1] >> L, made > 1);
+        if (made > 0)
+            bs_count(cnt, k[0] >> L);
+        if (made > 1)
+            bs_count(cnt, k[1] >> L);
     }
     __syncthreads();
     for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
@@ -133,40 +136,93 @@ __global__ void __launch_bounds__(1024) k_bs_plan(bs_plan *plan, uint32_t *chunk
 }
 
 /* Pass 1: tile blockIdx.x's digits to their segments (keys_out, vals_out), in no
- * particular order within a segment. */
-__global__ void __launch_bounds__(BS_THREADS) k_bs_spread(uint32_t *keys_out, uint32_t *vals_out,
-                                                           bs_plan *plan, const uint32_t *keys,
-                                                           const uint32_t *vals, uint32_t m,
-                                                           unsigned L)
+ * particular order within a segment. The tile is grouped by segment in shared memory
+ * first and then written in that order, so that a warp's 32 stores go to a few runs of
+ * consecutive places (~TILE / BS_SEGMENTS digits a segment and tile)
+ * rather than to 32 places in 32 segments: run 97 measured the direct scatter (session
+ * 31's) at three times CUB's sort, whose passes write runs the same way. */
+template <unsigned THREADS, unsigned ITEMS, unsigned MIN_BLOCKS>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    k_bs_spread(uint32_t *keys_out, uint32_t *vals_out, bs_plan *plan, const uint32_t *keys,
+                const uint32_t *vals, uint32_t m, unsigned L)
 {
-    __shared__ uint32_t cnt[BS_SEGMENTS];
-    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
+    typedef cub::BlockScan<uint32_t, THREADS> scan;
+    enum { PER = (BS_SEGMENTS + THREADS - 1) / THREADS, /* segments a thread scans */
+           TILE = THREADS * ITEMS };
+    __shared__ typename scan::TempStorage tmp;
+    __shared__ uint32_t cnt[BS_SEGMENTS];   /* the tile's digits a segment, then its first place */
+    __shared__ int32_t shift[BS_SEGMENTS];  /* a segment's place in keys_out minus in stage */
+    __shared__ uint32_t stage[TILE];
+    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += THREADS)
         cnt[g] = 0;
     __syncthreads();
-    const size_t tile = (size_t)blockIdx.x * BS_TILE;
-    uint32_t key[BS_ITEMS], val[BS_ITEMS], rank[BS_ITEMS];
+    const size_t tile = (size_t)blockIdx.x * TILE;
+    const uint32_t n = m - tile < TILE ? (uint32_t)(m - tile) : TILE;
+    /* The values are loaded only when they are staged: fewer registers (two blocks an SM). */
+    uint32_t key[ITEMS], val[ITEMS], at[ITEMS], to[ITEMS];
 #pragma unroll
-    for (int j = 0; j < BS_ITEMS; j++) {
-        size_t i = tile + (size_t)j * BS_THREADS + threadIdx.x;
-        key[j] = i < m ? __ldcs(&keys[i]) : 0;
-        val[j] = i < m ? __ldcs(&vals[i]) : 0;
+    for (int j = 0; j < ITEMS; j++) {
+        const uint32_t i = j * THREADS + threadIdx.x;
+        at[j] = to[j] = 0;
+        key[j] = i < n ? __ldcs(&keys[tile + i]) : 0;
     }
 #pragma unroll
-    for (int j = 0; j < BS_ITEMS; j++)
-        rank[j] = bs_rank(cnt, key[j] >> L, tile + (size_t)j * BS_THREADS + threadIdx.x < m);
+    for (int j = 0; j < ITEMS; j++)
+        if (j * THREADS + threadIdx.x < n)
+            at[j] = bs_take(cnt, key[j] >> L);
     __syncthreads();
-    for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += BS_THREADS)
-        if (cnt[g])
-            cnt[g] = atomicAdd(&plan->cursor[g], cnt[g]);
+    /* Each segment's first place in stage (a scan of the counts) and in the output (one
+     * atomic on its cursor a segment the tile holds). */
+    uint32_t c[PER], first[PER];
+#pragma unroll
+    for (int q = 0; q < PER; q++) {
+        const uint32_t g = threadIdx.x * PER + q;
+        c[q] = g < BS_SEGMENTS ? cnt[g] : 0;
+    }
+    scan(tmp).ExclusiveSum(c, first);
+#pragma unroll
+    for (int q = 0; q < PER; q++) {
+        const uint32_t g = threadIdx.x * PER + q;
+        if (g < BS_SEGMENTS) {
+            cnt[g] = first[q];
+            shift[g] = c[q] ? (int32_t)(atomicAdd(&plan->cursor[g], c[q]) - first[q]) : 0;
+        }
+    }
+    __syncthreads();
+    /* The keys grouped in stage, then written out run by run; then the values the same
+     * way (stage holds one of them at a time: 32 KB). */
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (j * THREADS + threadIdx.x < n) {
+            at[j] += cnt[key[j] >> L];
+            stage[at[j]] = key[j];
+        }
     __syncthreads();
 #pragma unroll
-    for (int j = 0; j < BS_ITEMS; j++) {
-        size_t i = tile + (size_t)j * BS_THREADS + threadIdx.x;
-        if (i < m) {
-            uint32_t at = cnt[key[j] >> L] + rank[j];
-            keys_out[at] = key[j];
-            vals_out[at] = val[j];
+    for (int j = 0; j < ITEMS; j++) {
+        const uint32_t i = j * THREADS + threadIdx.x;
+        if (i < n) {
+            const uint32_t k = stage[i];
+            to[j] = (uint32_t)((int32_t)i + shift[k >> L]); /* where stage[i] goes */
+            keys_out[to[j]] = k;
         }
+    }
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const uint32_t i = j * THREADS + threadIdx.x;
+        val[j] = i < n ? __ldcs(&vals[tile + i]) : 0;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (j * THREADS + threadIdx.x < n)
+            stage[at[j]] = val[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const uint32_t i = j * THREADS + threadIdx.x;
+        if (i < n)
+            vals_out[to[j]] = stage[i];
     }
 }
 
@@ -184,7 +240,8 @@ __device__ void bs_count_range(uint32_t *cnt, const uint32_t *keys, uint32_t b, 
         }
 #pragma unroll
         for (int j = 0; j < BS_ITEMS; j++)
-            bs_rank(cnt, key[j] & mask, p + j * BS_THREADS + threadIdx.x < e);
+            if (p + j * BS_THREADS + threadIdx.x < e)
+                bs_count(cnt, key[j] & mask);
     }
 }
 
@@ -204,9 +261,8 @@ __device__ void bs_scatter_range(uint32_t *vals_out, uint32_t *keys_out, uint32_
         }
 #pragma unroll
         for (int j = 0; j < BS_ITEMS; j++) {
-            bool in = p + j * BS_THREADS + threadIdx.x < e;
-            uint32_t at = bs_rank(cnt, key[j] & mask, in);
-            if (in) {
+            if (p + j * BS_THREADS + threadIdx.x < e) {
+                uint32_t at = bs_take(cnt, key[j] & mask);
                 vals_out[at] = val[j];
                 if (keys_out)
                     keys_out[at] = key[j];
@@ -343,6 +399,11 @@ __global__ void __launch_bounds__(BS_THREADS, 2)
     bs_scatter_range(vals_out, keys_out, cnt, keys, vals, b, e, (1u << L) - 1);
 }
 
+/* Pass 1's block shapes (threads x digits a thread; G16_GPU_MSM_SORT_SPREAD picks one for
+ * the benchmarks and the tests, which check each): a larger tile writes longer runs, a
+ * smaller one needs fewer registers and leaves room for two blocks an SM. */
+enum bs_spread_shape { BS_SPREAD_512x16, BS_SPREAD_1024x8, BS_SPREAD_512x8, BS_SPREAD_SHAPES };
+
 /* The sort's scratch for windows of up to m digits of c bits. */
 struct bs_bufs {
     dev_buf<uint32_t> vals;            /* pass 1's values */
@@ -351,10 +412,14 @@ struct bs_bufs {
     dev_buf<bs_plan> plan;
     uint32_t max_chunks = 0;
     unsigned c = 0;
+    unsigned spread = BS_SPREAD_512x16; /* pass 1's shape */
 
     g16_status alloc(cuda_ctx *ctx, uint32_t m, unsigned c_)
     {
         c = c_;
+        const char *env = getenv("G16_GPU_MSM_SORT_SPREAD");
+        if (env && env[0] >= '0' && env[0] < '0' + BS_SPREAD_SHAPES && env[1] == 0)
+            spread = (unsigned)(env[0] - '0');
         /* Long segments hold more than BS_CHUNK digits each, so ceil(n / BS_CHUNK) <
          * 2 n / BS_CHUNK chunks a segment. */
         max_chunks = (uint32_t)(2 * (size_t)m / BS_CHUNK + 1);
@@ -389,8 +454,20 @@ g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, co
     const size_t smem = sizeof(uint32_t) << L;
     CUDA_TRY(cudaMemsetAsync(bs.gcnt.p, 0, bs.gcnt.count * sizeof(uint32_t), st), G16_ERR_INTERNAL);
     k_bs_plan<<<1, 1024, 0, st>>>(bs.plan.p, bs.chunk_seg.p, bs.chunk_begin.p);
-    k_bs_spread<<<blocks_for(m, BS_TILE), BS_THREADS, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
-                                                                keys_in, vals_in, m, L);
+    switch (bs.spread) {
+    case BS_SPREAD_1024x8:
+        k_bs_spread<1024, 8, 1><<<blocks_for(m, 1024 * 8), 1024, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
+                                                                          keys_in, vals_in, m, L);
+        break;
+    case BS_SPREAD_512x8:
+        k_bs_spread<512, 8, 2><<<blocks_for(m, 512 * 8), 512, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
+                                                                       keys_in, vals_in, m, L);
+        break;
+    default:
+        k_bs_spread<512, 16, 1><<<blocks_for(m, 512 * 16), 512, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
+                                                                         keys_in, vals_in, m, L);
+        break;
+    }
     k_bs_solo<<<BS_SEGMENTS, BS_THREADS, smem, st>>>(vals_out, keys_out, start, end, bs.plan.p,
                                                      keys_mid, bs.vals.p, L, nb, base);
     k_bs_multi_count<<<bs.max_chunks, BS_THREADS, smem, st>>>(bs.gcnt.p, bs.plan.p, bs.chunk_seg.p,

@@ -228,10 +228,13 @@ g16_status cuda_fixed_base_g2(cuda_ctx *ctx, void *out, const void *table,
  * keys of c bits (12 <= c <= 24, each key at most 2^(c-1)) and their values from host
  * arrays; out (host arrays): the values grouped by key (vals_out) with the keys in the
  * same order (keys_out), and each key k < 2^(c-1)'s run [start[k], end[k]) plus base
- * (0, 0 when it has none; start and end hold 2^(c-1) each). */
+ * (0, 0 when it has none; start and end hold 2^(c-1) each). spread: the first pass's
+ * block shape, 0 to CUDA_BUCKET_SORT_SPREADS - 1 (G16_GPU_MSM_SORT_SPREAD's values). */
+enum { CUDA_BUCKET_SORT_SPREADS = 3 };
 g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
-                                  size_t m, unsigned c, uint32_t base, uint32_t *keys_out,
-                                  uint32_t *vals_out, uint32_t *start, uint32_t *end);
+                                  size_t m, unsigned c, uint32_t base, unsigned spread,
+                                  uint32_t *keys_out, uint32_t *vals_out, uint32_t *start,
+                                  uint32_t *end);
 
 /* Field arithmetic checks for the tests: run op over n element pairs on the device
  * (device=true, needs a GPU) or with the same code compiled for the host (device=false,

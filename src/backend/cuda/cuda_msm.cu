@@ -1420,13 +1420,16 @@ struct bs_given_keys {
 
 } // namespace
 
+static_assert((int)BS_SPREAD_SHAPES == (int)CUDA_BUCKET_SORT_SPREADS, "cuda_backend.h's shape count");
+
 extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
-                                             size_t m, unsigned c, uint32_t base,
+                                             size_t m, unsigned c, uint32_t base, unsigned spread,
                                              uint32_t *keys_out, uint32_t *vals_out,
                                              uint32_t *start, uint32_t *end)
 {
-    if (c < BS_MIN_C || c > BS_MAX_C || m == 0 || m > UINT32_MAX)
-        return status_fail(G16_ERR_INVALID_ARGUMENT, "bucket sort check: %zu keys of %u bits", m, c);
+    if (c < BS_MIN_C || c > BS_MAX_C || m == 0 || m > UINT32_MAX || spread >= BS_SPREAD_SHAPES)
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "bucket sort check: %zu keys of %u bits, shape %u",
+                           m, c, spread);
     CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
     const size_t nb = (size_t)1 << (c - 1);
     dev_buf<uint32_t> k, v, mid, out, bounds;
@@ -1437,6 +1440,7 @@ extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys
         (s = out.alloc(ctx, m, "bucket sort check values")) ||
         (s = bounds.alloc(ctx, 2 * nb, "bucket sort check bounds")) || (s = bs.alloc(ctx, (uint32_t)m, c)))
         return s;
+    bs.spread = spread;
     CUDA_TRY(cudaMemcpyAsync(k.p, keys, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemcpyAsync(v.p, vals, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemsetAsync(bounds.p, 0, 2 * nb * 4, ctx->stream), G16_ERR_INTERNAL);

@@ -123,7 +123,9 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * G16_GPU_MSM_NORMS=0 G2's norms squared again in ba_add rather than passed
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
  * or on whatever the width (ba_split_use), G16_GPU_MSM_OWN_SORT=0|1 the windows' digits
- * grouped by CUB's radix sort (the default) or by bucket_sort (ba_own_sort_use). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
+ * grouped by CUB's radix sort (the default) or by bucket_sort (ba_own_sort_use),
+ * G16_GPU_MSM_SORT_SPREAD=0|1|2 bucket_sort's first-pass block shape (bs_spread_shape,
+ * read where its scratch is made). Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
  * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
  * 196 (12 warps an SM instead of 8) and G1 dense 2^26 takes 593 ms instead of 401 (run
