@@ -50,6 +50,9 @@
 #              by kernel, and the pair kernels' occupancy and throughputs (PROFILE_CASE,
 #              PROFILE_LOG2: another of bench_gpu_msm's cases and size; PROFILE_BIN: another
 #              bench_gpu_msm build, PROFILE_TAG: a suffix for the logs' names)
+#   sort-profile  Nsight Compute: the window sort's kernels alone, CUB's and our own
+#              (G16_GPU_MSM_OWN_SORT=0, 1), in a G1 dense 2^26 MSM: time, DRAM bytes, L2
+#              sectors (PROFILE_CASE, PROFILE_LOG2, SORT_PROFILE_COUNT launches)
 #   blocks     the pair kernels' block size (G16_GPU_MSM_BLOCK) swept, dense MSMs 2^24-2^26
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for the pair
 #              kernels (dense 2^26; STALL_CASES="G1 dense,G2 dense": the bench's cases
@@ -340,6 +343,30 @@ for step in "${steps[@]}"; do
         python3 bench/ncu_summary.py "$logs/ncu_pairs.csv" >"$logs/ncu_pairs.summary.txt" 2>&1
         sed 's/^/    /' "$logs/ncu_pairs.summary.txt"
       fi
+    fi
+    ;;
+  sort-profile)
+    # The window sort's kernels alone, CUB's (G16_GPU_MSM_OWN_SORT=0) and our own (=1), in
+    # a G1 dense 2^26 MSM (PROFILE_CASE, PROFILE_LOG2): each kernel's time, DRAM bytes and
+    # L2 sectors, from the first SORT_PROFILE_COUNT launches of them (the first windows of
+    # the warm-up MSM; the rounds' kernels run unprofiled). bench/NOTES.md, session 33.
+    ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    if [ -z "$ncu_bin" ]; then
+      row sort-profile "skipped: no ncu"
+    else
+      pcase=${PROFILE_CASE:-G1 dense} plog=${PROFILE_LOG2:-26}
+      for own in 0 1; do
+        pname=ncu_sort_own${own}_$plog
+        run "$pname" ${PROFILE_LIMIT:-200} env G16_GPU_MSM_OWN_SORT=$own "$ncu_bin" \
+          --clock-control none --csv --page raw --print-units base --log-file "$logs/$pname.csv" \
+          --kernel-name-base demangled -k regex:'k_bs_|ba_digits|ba_bounds|DeviceRadixSort' \
+          --launch-count "${SORT_PROFILE_COUNT:-16}" \
+          --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.sum \
+          build-gpu/bench_gpu_msm --case "$pcase" --min-log2 "$plog" --max-log2 "$plog" --reps 1
+        python3 bench/ncu_summary.py "$logs/$pname.csv" >"$logs/$pname.summary.txt" 2>&1
+        echo "    OWN_SORT=$own"
+        sed 's/^/    /' "$logs/$pname.summary.txt"
+      done
     fi
     ;;
   stalls)
