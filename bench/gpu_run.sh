@@ -57,7 +57,8 @@
 #   stalls     Nsight Compute's pipe, scheduler and warp-state sections for the pair
 #              kernels (dense 2^26; STALL_CASES="G1 dense,G2 dense": the bench's cases
 #              profiled, G1's alone by default): what bounds them (STALL_KERNELS: a
-#              regex of kernel names, STALL_COUNT launches of them; STALL_ENV: variables
+#              regex of kernel names, STALL_COUNT launches of them after STALL_SKIP;
+#              STALL_ENV: variables
 #              for the profiled run, e.g. G16_GPU_MSM_PREFETCH=0; STALL_BIN: another
 #              bench_gpu_msm build)
 #   ntt-stalls the same sections for the NTT's pass kernel (forward 2^27)
@@ -372,11 +373,13 @@ for step in "${steps[@]}"; do
   stalls)
     # Why the pair kernels (dense 2^26, past the warm-up) run as they do: issue slots, the
     # FMA pipe's share, the stall reasons. STALL_CASES: bench_gpu_msm cases, comma-separated
-    # (default "G1 dense"; "G1 dense,G2 dense" adds G2's).
+    # (default "G1 dense"; "G1 dense,G2 dense" adds G2's). STALL_SKIP: the launches of the
+    # kernels passed over first (default 40: past the pair kernels' first rounds; the
+    # window sort's kernels launch a few times a window, so they need a smaller one).
     IFS=, read -ra stall_cases <<<"${STALL_CASES:-G1 dense}"
     for stall_case in "${stall_cases[@]}"; do
       ncu_sections "ncu_stalls${STALL_BIN:+_$STALL_BIN}_${stall_case// /_}" \
-        "${STALL_KERNELS:-ba_add|ba_denominators}" 40 "${STALL_COUNT:-2}" \
+        "${STALL_KERNELS:-ba_add|ba_denominators}" "${STALL_SKIP:-40}" "${STALL_COUNT:-2}" \
         build-gpu/${STALL_BIN:-bench_gpu_msm} --case "$stall_case" --min-log2 26 --max-log2 26 --reps 1
     done ;;
   chain-stalls)

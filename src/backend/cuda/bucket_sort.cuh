@@ -28,7 +28,12 @@
  * Bytes a digit: 16 (pass 1) + 16 (pass 2: keys read twice, values once, values
  * written; keys written only for a caller that reads them) against CUB's ~52 and
  * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
- * its keys go to the caller's spare key buffer) against CUB's 8. */
+ * its keys go to the caller's spare key buffer) against CUB's 8.
+ * Measured (H100, runs 97-98): exact, but still ~2.4x CUB's time for a window of 2^27
+ * digits of 22 bits, every kernel at a quarter to a third of the memory bandwidth, so the
+ * byte count is not what paces it yet; off by default (ba_own_sort_use), and
+ * bench/gpu_run.sh's sort-profile step is the next measurement (bench/NOTES.md, session
+ * 33). */
 
 enum {
     BS_TOP = 10,                        /* a segment: the key's bits from L up, at most 2^10 */
