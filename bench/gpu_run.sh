@@ -349,8 +349,10 @@ for step in "${steps[@]}"; do
   sort-profile)
     # The window sort's kernels alone, CUB's (G16_GPU_MSM_OWN_SORT=0) and our own (=1), in
     # a G1 dense 2^26 MSM (PROFILE_CASE, PROFILE_LOG2): each kernel's time, DRAM bytes and
-    # L2 sectors, from the first SORT_PROFILE_COUNT launches of them (the first windows of
-    # the warm-up MSM; the rounds' kernels run unprofiled). bench/NOTES.md, session 33.
+    # L2 sectors (atomics with a result and reductions without apart), from the first
+    # SORT_PROFILE_COUNT launches of them (default 14: the warm-up MSM's first two windows,
+    # 7 kernels a window in either sort; the rounds' kernels run unprofiled).
+    # bench/NOTES.md, session 33.
     ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
     if [ -z "$ncu_bin" ]; then
       row sort-profile "skipped: no ncu"
@@ -361,8 +363,8 @@ for step in "${steps[@]}"; do
         run "$pname" ${PROFILE_LIMIT:-200} env G16_GPU_MSM_OWN_SORT=$own "$ncu_bin" \
           --clock-control none --csv --page raw --print-units base --log-file "$logs/$pname.csv" \
           --kernel-name-base demangled -k regex:'k_bs_|ba_digits|ba_bounds|DeviceRadixSort' \
-          --launch-count "${SORT_PROFILE_COUNT:-16}" \
-          --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.sum \
+          --launch-count "${SORT_PROFILE_COUNT:-14}" \
+          --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum \
           build-gpu/bench_gpu_msm --case "$pcase" --min-log2 "$plog" --max-log2 "$plog" --reps 1
         python3 bench/ncu_summary.py "$logs/$pname.csv" >"$logs/$pname.summary.txt" 2>&1
         echo "    OWN_SORT=$own"

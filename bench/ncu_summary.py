@@ -57,7 +57,8 @@ def main():
              ("dram__bytes_write.sum", "DRAM write MB", "sum", 1e-6),
              ("lts__t_sectors_op_read.sum", "L2 read Msectors", "sum", 1e-6),
              ("lts__t_sectors_op_write.sum", "L2 write Msectors", "sum", 1e-6),
-             ("lts__t_sectors_op_atom.sum", "L2 atomic Msectors", "sum", 1e-6)]
+             ("lts__t_sectors_op_atom.sum", "L2 atomic Msectors", "sum", 1e-6),
+             ("lts__t_sectors_op_red.sum", "L2 reduction Msectors", "sum", 1e-6)]
     extra = [e for e in extra if e[0] in at]
     groups = {}
     for r in rows[head + 1:]:

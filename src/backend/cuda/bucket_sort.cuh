@@ -30,8 +30,8 @@
  * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
  * its keys go to the caller's spare key buffer) against CUB's 8.
  * Measured (H100, runs 97-98): exact, but still ~2.4x CUB's time for a window of 2^27
- * digits of 22 bits, every kernel at a quarter to a third of the memory bandwidth, so the
- * byte count is not what paces it yet; off by default (ba_own_sort_use), and
+ * digits of 22 bits; at 2^24 (19-bit windows) its three largest kernels moved their bytes
+ * at 22-37% of the memory bandwidth, so the byte count is not what paces it yet; off by default (ba_own_sort_use), and
  * bench/gpu_run.sh's sort-profile step is the next measurement (bench/NOTES.md, session
  * 33). */
 
@@ -65,8 +65,8 @@ __host__ __device__ constexpr unsigned bs_low_bits(unsigned c)
  * Plain atomics, not a warp's equal bins aggregated first (__match_any_sync, session 31):
  * random keys almost never share a bin within a warp, so the match bought nothing on
  * them, and a warp whose lanes all hit one counter (a window whose digits repeat) costs
- * ~32 replays of one instruction, a few milliseconds for a 2^27-digit window (run 97's
- * profile, bench/NOTES.md, session 33). */
+ * ~32 replays of one instruction: by estimate ~1-2 ms for a 2^27-digit window whose keys
+ * are all one (bench/NOTES.md, session 33; not measured). */
 __device__ __forceinline__ void bs_count(uint32_t *cnt, uint32_t bin)
 {
     atomicAdd(&cnt[bin], 1u);
@@ -144,8 +144,8 @@ __global__ void __launch_bounds__(1024) k_bs_plan(bs_plan *plan, uint32_t *chunk
  * particular order within a segment. The tile is grouped by segment in shared memory
  * first and then written in that order, so that a warp's 32 stores go to a few runs of
  * consecutive places (~TILE / BS_SEGMENTS digits a segment and tile)
- * rather than to 32 places in 32 segments: run 97 measured the direct scatter (session
- * 31's) at three times CUB's sort, whose passes write runs the same way. */
+ * rather than to 32 places in 32 segments, as session 31's pass 1 did (run 97 timed that
+ * sort at three times CUB's, whose passes write runs this way; run 98 this one at 2.4x). */
 template <unsigned THREADS, unsigned ITEMS, unsigned MIN_BLOCKS>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     k_bs_spread(uint32_t *keys_out, uint32_t *vals_out, bs_plan *plan, const uint32_t *keys,
@@ -156,7 +156,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
            TILE = THREADS * ITEMS };
     __shared__ typename scan::TempStorage tmp;
     __shared__ uint32_t cnt[BS_SEGMENTS];   /* the tile's digits a segment, then its first place */
-    __shared__ int32_t shift[BS_SEGMENTS];  /* a segment's place in keys_out minus in stage */
+    __shared__ uint32_t shift[BS_SEGMENTS]; /* a segment's place in keys_out minus in stage,
+                                             * mod 2^32 (added back to a stage place) */
     __shared__ uint32_t stage[TILE];
     for (uint32_t g = threadIdx.x; g < BS_SEGMENTS; g += THREADS)
         cnt[g] = 0;
@@ -190,7 +191,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         const uint32_t g = threadIdx.x * PER + q;
         if (g < BS_SEGMENTS) {
             cnt[g] = first[q];
-            shift[g] = c[q] ? (int32_t)(atomicAdd(&plan->cursor[g], c[q]) - first[q]) : 0;
+            shift[g] = c[q] ? atomicAdd(&plan->cursor[g], c[q]) - first[q] : 0;
         }
     }
     __syncthreads();
@@ -208,7 +209,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         const uint32_t i = j * THREADS + threadIdx.x;
         if (i < n) {
             const uint32_t k = stage[i];
-            to[j] = (uint32_t)((int32_t)i + shift[k >> L]); /* where stage[i] goes */
+            to[j] = i + shift[k >> L]; /* where stage[i] goes */
             keys_out[to[j]] = k;
         }
     }

@@ -1556,8 +1556,8 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
 /* Whether c-bit windows' digits are grouped by bucket_sort (bucket_sort.cuh) rather than
  * CUB's radix sort: when tn.own_sort asks for it and c is in its range. Off by default:
  * exact on the GPU (test_cuda_msm checks the kernels against a counting sort and the
- * MSMs through them) but three times slower than CUB's there (run 97; bench/NOTES.md,
- * session 32, has the likely causes). */
+ * MSMs through them) but 2.4x slower than CUB's there (run 98, after its first pass was
+ * made to write runs; bench/NOTES.md, session 33, has what is known and the next call). */
 bool ba_own_sort_use(unsigned c, const ba_tuning &tn)
 {
     return c >= BS_MIN_C && c <= BS_MAX_C && tn.own_sort == 1;
