@@ -31,9 +31,9 @@
  * its keys go to the caller's spare key buffer) against CUB's 8.
  * Measured (H100, runs 97-98): exact, but still ~2.4x CUB's time for a window of 2^27
  * digits of 22 bits; at 2^24 (19-bit windows) its three largest kernels moved their bytes
- * at 22-37% of the memory bandwidth, so the byte count is not what paces it yet; off by default (ba_own_sort_use), and
- * bench/gpu_run.sh's sort-profile step is the next measurement (bench/NOTES.md, session
- * 33). */
+ * at 22-37% of the memory bandwidth, so the byte count is not what paces it yet. Off by
+ * default (ba_own_sort_use); bench/gpu_run.sh's sort-profile step is the next measurement
+ * (bench/NOTES.md, session 33). */
 
 enum {
     BS_TOP = 10,                        /* a segment: the key's bits from L up, at most 2^10 */
@@ -45,6 +45,11 @@ enum {
     BS_MIN_C = BS_TOP + 2,              /* pass 2 sorts at least one bit */
     BS_MAX_C = BS_TOP + 1 + 13,         /* pass 2's counters, 2^13 of them, fit in 32 KB */
 };
+
+/* Pass 1's block shapes (threads x digits a thread; G16_GPU_MSM_SORT_SPREAD, ba_tuning's
+ * sort_spread, picks one for the benchmarks; the tests check each): a larger tile writes
+ * longer runs, a smaller one needs fewer registers and leaves room for two blocks an SM. */
+enum bs_spread_shape { BS_SPREAD_512x16, BS_SPREAD_1024x8, BS_SPREAD_512x8, BS_SPREAD_SHAPES };
 
 /* The segments and pass 2's chunks, on the device. */
 struct bs_plan {
@@ -232,6 +237,15 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     }
 }
 
+/* k_bs_spread over m digits, a block a tile of THREADS x ITEMS. */
+template <unsigned THREADS, unsigned ITEMS, unsigned MIN_BLOCKS>
+void bs_spread_launch(cudaStream_t st, uint32_t *keys_out, uint32_t *vals_out, bs_plan *plan,
+                      const uint32_t *keys, const uint32_t *vals, uint32_t m, unsigned L)
+{
+    k_bs_spread<THREADS, ITEMS, MIN_BLOCKS>
+        <<<blocks_for(m, THREADS * ITEMS), THREADS, 0, st>>>(keys_out, vals_out, plan, keys, vals, m, L);
+}
+
 /* Counts the low L bits of keys [b, e) into cnt (shared, 2^L bins, zeroed by the caller),
  * the loop the same for every thread of the block. */
 __device__ void bs_count_range(uint32_t *cnt, const uint32_t *keys, uint32_t b, uint32_t e,
@@ -405,11 +419,6 @@ __global__ void __launch_bounds__(BS_THREADS, 2)
     bs_scatter_range(vals_out, keys_out, cnt, keys, vals, b, e, (1u << L) - 1);
 }
 
-/* Pass 1's block shapes (threads x digits a thread; G16_GPU_MSM_SORT_SPREAD picks one for
- * the benchmarks and the tests, which check each): a larger tile writes longer runs, a
- * smaller one needs fewer registers and leaves room for two blocks an SM. */
-enum bs_spread_shape { BS_SPREAD_512x16, BS_SPREAD_1024x8, BS_SPREAD_512x8, BS_SPREAD_SHAPES };
-
 /* The sort's scratch for windows of up to m digits of c bits. */
 struct bs_bufs {
     dev_buf<uint32_t> vals;            /* pass 1's values */
@@ -420,12 +429,10 @@ struct bs_bufs {
     unsigned c = 0;
     unsigned spread = BS_SPREAD_512x16; /* pass 1's shape */
 
-    g16_status alloc(cuda_ctx *ctx, uint32_t m, unsigned c_)
+    g16_status alloc(cuda_ctx *ctx, uint32_t m, unsigned c_, unsigned spread_ = BS_SPREAD_512x16)
     {
         c = c_;
-        const char *env = getenv("G16_GPU_MSM_SORT_SPREAD");
-        if (env && env[0] >= '0' && env[0] < '0' + BS_SPREAD_SHAPES && env[1] == 0)
-            spread = (unsigned)(env[0] - '0');
+        spread = spread_;
         /* Long segments hold more than BS_CHUNK digits each, so ceil(n / BS_CHUNK) <
          * 2 n / BS_CHUNK chunks a segment. */
         max_chunks = (uint32_t)(2 * (size_t)m / BS_CHUNK + 1);
@@ -462,16 +469,13 @@ g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, co
     k_bs_plan<<<1, 1024, 0, st>>>(bs.plan.p, bs.chunk_seg.p, bs.chunk_begin.p);
     switch (bs.spread) {
     case BS_SPREAD_1024x8:
-        k_bs_spread<1024, 8, 1><<<blocks_for(m, 1024 * 8), 1024, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
-                                                                          keys_in, vals_in, m, L);
+        bs_spread_launch<1024, 8, 1>(st, keys_mid, bs.vals.p, bs.plan.p, keys_in, vals_in, m, L);
         break;
     case BS_SPREAD_512x8:
-        k_bs_spread<512, 8, 2><<<blocks_for(m, 512 * 8), 512, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
-                                                                       keys_in, vals_in, m, L);
+        bs_spread_launch<512, 8, 2>(st, keys_mid, bs.vals.p, bs.plan.p, keys_in, vals_in, m, L);
         break;
     default:
-        k_bs_spread<512, 16, 1><<<blocks_for(m, 512 * 16), 512, 0, st>>>(keys_mid, bs.vals.p, bs.plan.p,
-                                                                         keys_in, vals_in, m, L);
+        bs_spread_launch<512, 16, 1>(st, keys_mid, bs.vals.p, bs.plan.p, keys_in, vals_in, m, L);
         break;
     }
     k_bs_solo<<<BS_SEGMENTS, BS_THREADS, smem, st>>>(vals_out, keys_out, start, end, bs.plan.p,

@@ -1438,9 +1438,8 @@ extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys
     if ((s = k.alloc(ctx, m, "bucket sort check keys")) || (s = v.alloc(ctx, m, "bucket sort check values")) ||
         (s = mid.alloc(ctx, m, "bucket sort check keys")) ||
         (s = out.alloc(ctx, m, "bucket sort check values")) ||
-        (s = bounds.alloc(ctx, 2 * nb, "bucket sort check bounds")) || (s = bs.alloc(ctx, (uint32_t)m, c)))
+        (s = bounds.alloc(ctx, 2 * nb, "bucket sort check bounds")) || (s = bs.alloc(ctx, (uint32_t)m, c, spread)))
         return s;
-    bs.spread = spread;
     CUDA_TRY(cudaMemcpyAsync(k.p, keys, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemcpyAsync(v.p, vals, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemsetAsync(bounds.p, 0, 2 * nb * 4, ctx->stream), G16_ERR_INTERNAL);
