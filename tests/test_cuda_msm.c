@@ -304,15 +304,17 @@ static void check_shared(void)
  * (compared sorted: the order within a run is free), the keys in key order. Keys:
  * uniform over 0..2^(c-1) (the last the zero digits), one value, eight values, 90% zero
  * digits, all in one segment's keys (its 2^(c-11) lowest: a segment longer than a
- * block's 2^19 takes the several-block path), half one value; widths 12 to 24; each of
- * the first pass's block shapes. */
+ * second-pass chunk takes the several-block path), half one value; widths 12 to 24;
+ * each of the first pass's block shapes; second-pass chunks of 2^12 and 2^19 digits
+ * besides the default 2^15 (each segment past a chunk cut into several, beside the
+ * shorter ones that a block takes whole). */
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return x < y ? -1 : x > y;
 }
 
-static void check_bucket_sort_case(size_t m, unsigned c, int dist, unsigned spread)
+static void check_bucket_sort_case(size_t m, unsigned c, int dist, unsigned spread, unsigned chunk)
 {
     const uint32_t nb = 1u << (c - 1), low = 1u << (c - 11), base = (uint32_t)(m * (c % 3));
     uint32_t *keys = malloc(m * 4), *vals = malloc(m * 4), *ko = malloc(m * 4), *vo = malloc(m * 4);
@@ -333,10 +335,11 @@ static void check_bucket_sort_case(size_t m, unsigned c, int dist, unsigned spre
         vals[i] = (uint32_t)i ^ 0x5bd1e995u;
     }
     g16_status stt = cuda_bucket_sort_check(backend_cuda_ctx(gpu), keys, vals, m, c, base, spread,
-                                          ko, vo, st, en);
+                                          chunk, ko, vo, st, en);
     bool ok = CHECK(stt == G16_OK);
     if (!ok)
-        printf("  bucket sort m=%zu c=%u shape %u: %s\n", m, c, spread, g16_last_error());
+        printf("  bucket sort m=%zu c=%u shape %u chunk %u: %s\n", m, c, spread, chunk,
+               g16_last_error());
     /* The counting sort: at[k] the first place of key k. */
     for (size_t i = 0; ok && i < m; i++)
         at[keys[i] + 1]++;
@@ -362,8 +365,8 @@ static void check_bucket_sort_case(size_t m, unsigned c, int dist, unsigned spre
         p = e;
     }
     if (!CHECK(ok && !bad_bounds && !bad_keys && !bad_vals))
-        printf("  bucket sort m=%zu c=%u keys %d shape %u: %zu bounds, %zu keys, %zu runs' values "
-               "differ\n", m, c, dist, spread, bad_bounds, bad_keys, bad_vals);
+        printf("  bucket sort m=%zu c=%u keys %d shape %u chunk %u: %zu bounds, %zu keys, %zu "
+               "runs' values differ\n", m, c, dist, spread, chunk, bad_bounds, bad_keys, bad_vals);
     free(keys), free(vals), free(ko), free(vo), free(want), free(st), free(en), free(at);
 }
 
@@ -381,7 +384,21 @@ static void check_bucket_sort(void)
                     bool two = widths[w] == 16 || widths[w] == 22;
                     if ((sizes[s] > (1 << 20) || spread > 0) && !two)
                         continue;
-                    check_bucket_sort_case(sizes[s], widths[w], dist, spread);
+                    check_bucket_sort_case(sizes[s], widths[w], dist, spread, 0);
+                    cases++;
+                }
+    /* Second-pass chunks other than the default (the first shape's pass 1): the
+     * smallest, 2^12, whose chunks split even the 100003 digits' segments, and 2^19,
+     * sessions 31-33's, where a block takes every segment of these sizes whole but the
+     * one-segment keys'. */
+    const unsigned chunks[] = {12, 19};
+    for (size_t q = 0; q < sizeof chunks / sizeof chunks[0]; q++)
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+            for (size_t s = 2; s < sizeof sizes / sizeof sizes[0]; s++)
+                for (int dist = 0; dist < 6; dist++) {
+                    if (sizes[s] > (1 << 20) && widths[w] != 22)
+                        continue;
+                    check_bucket_sort_case(sizes[s], widths[w], dist, 0, chunks[q]);
                     cases++;
                 }
     printf("  %zu bucket sorts\n", cases);

@@ -14,31 +14,39 @@
  *                  so that every key (<= nb) lands in one of BS_SEGMENTS = 2^BS_TOP + 1
  *                  segments (the last holds the zero digits alone);
  *   k_bs_plan      one block: the segments' starts, and the segments longer than
- *                  BS_CHUNK cut into chunks for the k_bs_multi_* kernels;
+ *                  the chunk (pass 2's most digits a block) cut into chunks for
+ *                  the k_bs_multi_* kernels;
  *   k_bs_spread    pass 1: a tile of digits to their segments, the tile's places in a
  *                  segment reserved by one atomic a segment, ranks within the tile from
  *                  shared-memory atomics (bs_take), the tile grouped by segment in shared
  *                  memory and written out in runs;
- *   k_bs_solo      pass 2 for a segment of at most BS_CHUNK digits, one block: counts
+ *   k_bs_solo      pass 2 for a segment of at most a chunk of digits, one block: counts
  *                  the keys' low L bits in shared memory, scans them into the buckets'
  *                  bounds, then scatters the digits within the segment;
  *   k_bs_multi_*   pass 2 for a longer segment (scalars that repeat put a window's digits
  *                  in one bucket) over several blocks: counts, bounds and places through
  *                  global atomics on its buckets.
- * Bytes a digit: 16 (pass 1) + 16 (pass 2: keys read twice, values once, values
- * written; keys written only for a caller that reads them) against CUB's ~52 and
+ * Bytes a digit: 16 (pass 1) + 16 (pass 2: keys read twice, three times for a segment
+ * cut into chunks, values once, values written; keys written only for a caller that
+ * reads them) against CUB's ~52 and
  * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
  * its keys go to the caller's spare key buffer) against CUB's 8.
- * Measured (H100, runs 97-98): exact, but still ~2.4x CUB's time for a window of 2^27
- * digits of 22 bits; at 2^24 (19-bit windows) its three largest kernels moved their bytes
- * at 22-37% of the memory bandwidth, so the byte count is not what paces it yet. Off by
- * default (ba_own_sort_use); bench/gpu_run.sh's sort-profile step is the next measurement
- * (bench/NOTES.md, session 33). */
+ * Pass 2's chunk: a block takes at most 2^15 digits (G16_GPU_MSM_SORT_CHUNK), so a
+ * window's 2^17-digit segments (2^27 digits of 22 bits) go 4 blocks a segment side by
+ * side and ~66 segments' 512 KB of scatter targets are open at once, where a block a
+ * segment (2^19, sessions 31-33) had 264 open, 135 MB against a 50 MB L2 (run 99).
+ * Measured (H100, run 100, G2 dense 2^26's in-line sort of one such window): CUB's path
+ * 4.8 ms, ours 6.9 (10.0 with a block a segment); a window's kernels: digits 1.2, pass 1
+ * 1.7, pass 2 ~3.9, which still reads 2.4 GB and writes 1.4 GB where it needs 2.2 and
+ * 0.5: its 4-byte scatter leaves partial sectors. Off by default (ba_own_sort_use);
+ * bench/NOTES.md, session 34, has the profile and what is left. */
 
 enum {
     BS_TOP = 10,                        /* a segment: the key's bits from L up, at most 2^10 */
     BS_SEGMENTS = (1 << BS_TOP) + 1,    /* segments 0..2^10; 2^10 holds only key nb */
-    BS_CHUNK = 1 << 19,                 /* the most digits one block takes in pass 2 */
+    BS_CHUNK_LOG2 = 15,                 /* default: the most digits one block takes in pass 2 */
+    BS_CHUNK_MIN_LOG2 = 12,             /* the range of G16_GPU_MSM_SORT_CHUNK (ba_tuning) */
+    BS_CHUNK_MAX_LOG2 = 20,
     BS_THREADS = 512,                   /* every kernel's block but k_bs_plan's */
     BS_ITEMS = 8,                       /* digits a thread loads at once (loads in flight) */
     BS_TILE = BS_THREADS * BS_ITEMS,    /* pass 2's digits a block's loop step */
@@ -56,7 +64,8 @@ struct bs_plan {
     uint32_t count[BS_SEGMENTS];      /* k_bs_digits' digits a segment */
     uint32_t start[BS_SEGMENTS + 1];  /* k_bs_plan's: segment g at [start[g], start[g + 1]) */
     uint32_t cursor[BS_SEGMENTS];     /* pass 1's next free place in each segment */
-    uint32_t chunks;                  /* chunks of the segments longer than BS_CHUNK */
+    uint32_t chunk;                   /* pass 2's most digits a block (k_bs_plan's copy) */
+    uint32_t chunks;                  /* chunks of the segments longer than that */
 };
 
 /* The low bits that order the digits within a segment. */
@@ -110,10 +119,10 @@ __global__ void __launch_bounds__(BS_THREADS) k_bs_digits(bs_plan *plan, Digits 
 }
 
 /* The segments' starts (and pass 1's cursors), and the chunks of the long segments:
- * chunk q covers [chunk_begin[q], min(chunk_begin[q] + BS_CHUNK, the segment's end)) of
+ * chunk q covers [chunk_begin[q], min(chunk_begin[q] + chunk, the segment's end)) of
  * segment chunk_seg[q]. One block of 1024 threads, two segments a thread. */
 __global__ void __launch_bounds__(1024) k_bs_plan(bs_plan *plan, uint32_t *chunk_seg,
-                                                   uint32_t *chunk_begin)
+                                                   uint32_t *chunk_begin, uint32_t chunk)
 {
     typedef cub::BlockScan<uint32_t, 1024> scan;
     __shared__ typename scan::TempStorage tmp;
@@ -128,21 +137,23 @@ __global__ void __launch_bounds__(1024) k_bs_plan(bs_plan *plan, uint32_t *chunk
         plan->start[g1] = plan->cursor[g1] = at + n0;
     if (threadIdx.x == 0)
         plan->start[BS_SEGMENTS] = total;
-    const uint32_t c0 = n0 > BS_CHUNK ? (n0 + BS_CHUNK - 1) / BS_CHUNK : 0;
-    const uint32_t c1 = n1 > BS_CHUNK ? (n1 + BS_CHUNK - 1) / BS_CHUNK : 0;
+    const uint32_t c0 = n0 > chunk ? (n0 + chunk - 1) / chunk : 0;
+    const uint32_t c1 = n1 > chunk ? (n1 + chunk - 1) / chunk : 0;
     uint32_t q, chunks;
     __syncthreads(); /* tmp again */
     scan(tmp).ExclusiveSum(c0 + c1, q, chunks);
     for (uint32_t k = 0; k < c0; k++, q++) {
         chunk_seg[q] = g0;
-        chunk_begin[q] = at + k * BS_CHUNK;
+        chunk_begin[q] = at + k * chunk;
     }
     for (uint32_t k = 0; k < c1; k++, q++) {
         chunk_seg[q] = g1;
-        chunk_begin[q] = at + n0 + k * BS_CHUNK;
+        chunk_begin[q] = at + n0 + k * chunk;
     }
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
+        plan->chunk = chunk;
         plan->chunks = chunks;
+    }
 }
 
 /* Pass 1: tile blockIdx.x's digits to their segments (keys_out, vals_out), in no
@@ -319,7 +330,7 @@ __device__ void bs_bounds(uint32_t *start, uint32_t *end, uint32_t g, uint32_t s
     }
 }
 
-/* Pass 2 for the segments of at most BS_CHUNK digits, a block each (blockIdx.x = the
+/* Pass 2 for the segments of at most plan->chunk digits, a block each (blockIdx.x = the
  * segment; the others' blocks leave at once). The zero digits' segment is passed over
  * when the caller reads no keys: its values are never read. */
 __global__ void __launch_bounds__(BS_THREADS, 2)
@@ -329,7 +340,7 @@ __global__ void __launch_bounds__(BS_THREADS, 2)
 {
     extern __shared__ uint32_t cnt[];
     const uint32_t g = blockIdx.x, b = plan->start[g], e = plan->start[g + 1];
-    if (e == b || e - b > BS_CHUNK || (g == BS_SEGMENTS - 1 && !keys_out))
+    if (e == b || e - b > plan->chunk || (g == BS_SEGMENTS - 1 && !keys_out))
         return;
     const uint32_t bins = 1u << L, mask = bins - 1;
     for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
@@ -361,7 +372,7 @@ __device__ bool bs_chunk_counts(uint32_t *cnt, uint32_t *gcnt, uint32_t *b, uint
     if (g == BS_SEGMENTS - 1 && !keys_wanted)
         return false;
     *b = chunk_begin[q];
-    *e = se - *b > BS_CHUNK ? *b + BS_CHUNK : se;
+    *e = se - *b > plan->chunk ? *b + plan->chunk : se;
     const uint32_t bins = 1u << L;
     for (uint32_t k = threadIdx.x; k < bins; k += BS_THREADS)
         cnt[k] = 0;
@@ -395,7 +406,7 @@ __global__ void __launch_bounds__(BS_THREADS)
                       unsigned L, uint32_t nb, uint32_t base, uint32_t keys_wanted)
 {
     const uint32_t g = blockIdx.x, b = plan->start[g], e = plan->start[g + 1];
-    if (e - b <= BS_CHUNK || (g == BS_SEGMENTS - 1 && !keys_wanted))
+    if (e - b <= plan->chunk || (g == BS_SEGMENTS - 1 && !keys_wanted))
         return;
     uint32_t *c = gcnt + ((size_t)g << L);
     bs_bounds(start, end, g, b, L, nb, base, [&](uint32_t k) { return c[k]; },
@@ -428,14 +439,21 @@ struct bs_bufs {
     uint32_t max_chunks = 0;
     unsigned c = 0;
     unsigned spread = BS_SPREAD_512x16; /* pass 1's shape */
+    uint32_t chunk = 1u << BS_CHUNK_LOG2; /* pass 2's most digits a block */
 
-    g16_status alloc(cuda_ctx *ctx, uint32_t m, unsigned c_, unsigned spread_ = BS_SPREAD_512x16)
+    /* chunk_log2: pass 2's chunk, BS_CHUNK_MIN_LOG2 to BS_CHUNK_MAX_LOG2 (anything else,
+     * 0 among them, the default). */
+    g16_status alloc(cuda_ctx *ctx, uint32_t m, unsigned c_, unsigned spread_ = BS_SPREAD_512x16,
+                     unsigned chunk_log2 = BS_CHUNK_LOG2)
     {
         c = c_;
         spread = spread_;
-        /* Long segments hold more than BS_CHUNK digits each, so ceil(n / BS_CHUNK) <
-         * 2 n / BS_CHUNK chunks a segment. */
-        max_chunks = (uint32_t)(2 * (size_t)m / BS_CHUNK + 1);
+        if (chunk_log2 < BS_CHUNK_MIN_LOG2 || chunk_log2 > BS_CHUNK_MAX_LOG2)
+            chunk_log2 = BS_CHUNK_LOG2;
+        chunk = 1u << chunk_log2;
+        /* Long segments hold more than a chunk of digits each, so ceil(n / chunk) <
+         * 2 n / chunk chunks a segment. */
+        max_chunks = (uint32_t)(2 * (size_t)m / chunk + 1);
         g16_status s;
         if ((s = vals.alloc(ctx, m, "MSM sort values (pass 1)")) ||
             (s = gcnt.alloc(ctx, (size_t)BS_SEGMENTS << bs_low_bits(c), "MSM sort bucket counters")) ||
@@ -466,7 +484,7 @@ g16_status bucket_sort(cudaStream_t st, bs_bufs &bs, const uint32_t *keys_in, co
     const uint32_t nb = 1u << (c - 1), wanted = keys_out != nullptr;
     const size_t smem = sizeof(uint32_t) << L;
     CUDA_TRY(cudaMemsetAsync(bs.gcnt.p, 0, bs.gcnt.count * sizeof(uint32_t), st), G16_ERR_INTERNAL);
-    k_bs_plan<<<1, 1024, 0, st>>>(bs.plan.p, bs.chunk_seg.p, bs.chunk_begin.p);
+    k_bs_plan<<<1, 1024, 0, st>>>(bs.plan.p, bs.chunk_seg.p, bs.chunk_begin.p, bs.chunk);
     switch (bs.spread) {
     case BS_SPREAD_1024x8:
         bs_spread_launch<1024, 8, 1>(st, keys_mid, bs.vals.p, bs.plan.p, keys_in, vals_in, m, L);

@@ -229,10 +229,17 @@ g16_status cuda_fixed_base_g2(cuda_ctx *ctx, void *out, const void *table,
  * arrays; out (host arrays): the values grouped by key (vals_out) with the keys in the
  * same order (keys_out), and each key k < 2^(c-1)'s run [start[k], end[k]) plus base
  * (0, 0 when it has none; start and end hold 2^(c-1) each). spread: the first pass's
- * block shape, 0 to CUDA_BUCKET_SORT_SPREADS - 1 (G16_GPU_MSM_SORT_SPREAD's values). */
-enum { CUDA_BUCKET_SORT_SPREADS = 3 };
+ * block shape, 0 to CUDA_BUCKET_SORT_SPREADS - 1 (G16_GPU_MSM_SORT_SPREAD's values);
+ * chunk_log2: log2 of the second pass's most digits a block, in the range below
+ * (G16_GPU_MSM_SORT_CHUNK's values), or 0 for the default. */
+enum {
+    CUDA_BUCKET_SORT_SPREADS = 3,
+    CUDA_BUCKET_SORT_CHUNK_MIN_LOG2 = 12,
+    CUDA_BUCKET_SORT_CHUNK_MAX_LOG2 = 20,
+};
 g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
                                   size_t m, unsigned c, uint32_t base, unsigned spread,
+                                  unsigned chunk_log2,
                                   uint32_t *keys_out, uint32_t *vals_out, uint32_t *start,
                                   uint32_t *end);
 

@@ -141,15 +141,37 @@ __global__ void k_sum_groups(xyzz_d<F> *out, const xyzz_d<F> *in, uint32_t group
     out[t] = acc;
 }
 
+/* Word i of a scalar (0 from 8 on). On the device a chain of selects over the eight
+ * words, each passed through an empty asm so that the compiler cannot fold the chain
+ * back into s.v[i]: an indexed word puts the whole scalar in local memory. It did so in
+ * k_bs_digits<ba_digits> (a 64-byte stack frame, the same body's k_run had none): run
+ * 99 counted 7x the L2 write sectors of CUB's path's k_run<ba_digits>, 1.9 GB of DRAM
+ * writes a 2^27-digit window against its 1.06, and 2.6 ms against 1.1. */
+G16_HD uint32_t scalar_word(const scalar_d &s, unsigned i)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r = 0;
+#pragma unroll
+    for (unsigned q = 0; q < 8; q++) {
+        uint32_t v;
+        asm("mov.b32 %0, %1;" : "=r"(v) : "r"(s.v[q]));
+        r = q == i ? v : r;
+    }
+    return r;
+#else
+    return i < 8 ? s.v[i] : 0;
+#endif
+}
+
 /* Bits [bit, bit + c) of a 256-bit scalar (zero past the top). */
 G16_HD uint32_t scalar_bits(const scalar_d &s, unsigned bit, unsigned c)
 {
     unsigned word = bit / 32, off = bit % 32;
     if (word >= 8)
         return 0;
-    uint64_t v = s.v[word] >> off;
-    if (off + c > 32 && word + 1 < 8)
-        v |= (uint64_t)s.v[word + 1] << (32 - off);
+    uint64_t v = scalar_word(s, word) >> off;
+    if (off + c > 32)
+        v |= (uint64_t)scalar_word(s, word + 1) << (32 - off);
     return (uint32_t)v & ((1u << c) - 1);
 }
 
@@ -1421,15 +1443,21 @@ struct bs_given_keys {
 } // namespace
 
 static_assert((int)BS_SPREAD_SHAPES == (int)CUDA_BUCKET_SORT_SPREADS, "cuda_backend.h's shape count");
+static_assert((int)BS_CHUNK_MIN_LOG2 == (int)CUDA_BUCKET_SORT_CHUNK_MIN_LOG2 &&
+                  (int)BS_CHUNK_MAX_LOG2 == (int)CUDA_BUCKET_SORT_CHUNK_MAX_LOG2,
+              "cuda_backend.h's chunk range");
 
 extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
                                              size_t m, unsigned c, uint32_t base, unsigned spread,
+                                             unsigned chunk_log2,
                                              uint32_t *keys_out, uint32_t *vals_out,
                                              uint32_t *start, uint32_t *end)
 {
-    if (c < BS_MIN_C || c > BS_MAX_C || m == 0 || m > UINT32_MAX || spread >= BS_SPREAD_SHAPES)
-        return status_fail(G16_ERR_INVALID_ARGUMENT, "bucket sort check: %zu keys of %u bits, shape %u",
-                           m, c, spread);
+    if (c < BS_MIN_C || c > BS_MAX_C || m == 0 || m > UINT32_MAX || spread >= BS_SPREAD_SHAPES ||
+        (chunk_log2 && (chunk_log2 < BS_CHUNK_MIN_LOG2 || chunk_log2 > BS_CHUNK_MAX_LOG2)))
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "bucket sort check: %zu keys of %u bits, shape %u, chunk 2^%u", m, c,
+                           spread, chunk_log2);
     CUDA_TRY(cudaSetDevice(ctx->device), G16_ERR_INTERNAL);
     const size_t nb = (size_t)1 << (c - 1);
     dev_buf<uint32_t> k, v, mid, out, bounds;
@@ -1438,7 +1466,8 @@ extern "C" g16_status cuda_bucket_sort_check(cuda_ctx *ctx, const uint32_t *keys
     if ((s = k.alloc(ctx, m, "bucket sort check keys")) || (s = v.alloc(ctx, m, "bucket sort check values")) ||
         (s = mid.alloc(ctx, m, "bucket sort check keys")) ||
         (s = out.alloc(ctx, m, "bucket sort check values")) ||
-        (s = bounds.alloc(ctx, 2 * nb, "bucket sort check bounds")) || (s = bs.alloc(ctx, (uint32_t)m, c, spread)))
+        (s = bounds.alloc(ctx, 2 * nb, "bucket sort check bounds")) ||
+        (s = bs.alloc(ctx, (uint32_t)m, c, spread, chunk_log2))) /* 0: the default chunk */
         return s;
     CUDA_TRY(cudaMemcpyAsync(k.p, keys, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemcpyAsync(v.p, vals, m * 4, cudaMemcpyHostToDevice, ctx->stream), G16_ERR_INTERNAL);

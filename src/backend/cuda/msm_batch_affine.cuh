@@ -105,6 +105,7 @@ struct ba_tuning {
     int arena;
     int own_sort; /* windows grouped by bucket_sort (bucket_sort.cuh) from 12-bit windows: 0 or 1 */
     int sort_spread; /* bucket_sort's first-pass block shape (bs_spread_shape) */
+    int sort_chunk;  /* log2 of bucket_sort's second-pass chunk (0: BS_CHUNK_LOG2) */
 };
 
 enum { BA_MAX_PAIRS_PER_THREAD = 64 };
@@ -125,7 +126,9 @@ enum { BA_MAX_PAIRS_PER_THREAD = 64 };
  * (benchmarks sweep them), G16_GPU_MSM_SPLIT=0|1 the bucket reduction by split sums off
  * or on whatever the width (ba_split_use), G16_GPU_MSM_OWN_SORT=0|1 the windows' digits
  * grouped by CUB's radix sort (the default) or by bucket_sort (ba_own_sort_use),
- * G16_GPU_MSM_SORT_SPREAD=0|1|2 bucket_sort's first-pass block shape (bs_spread_shape).
+ * G16_GPU_MSM_SORT_SPREAD=0|1|2 bucket_sort's first-pass block shape (bs_spread_shape),
+ * G16_GPU_MSM_SORT_CHUNK=12..20 log2 of the most digits a block of its second pass takes
+ * (longer segments are cut into chunks of that many, several blocks a segment).
  * Tail 8: G1 dense 2^26, run 22, tails 1 / 2 / 4 / 8 took 484 /
  * 481 / 477 / 472 ms. The sort ahead: -0.3 to -1.4% (run 49); the norms passed: G2
  * dense 2^26 -1% (run 50). The prefetch stays on for G1: without it ba_add needs 152 registers instead of
@@ -166,7 +169,7 @@ void ba_env_bit(const char *name, int *v)
 ba_tuning ba_tuning_default(void)
 {
     ba_tuning t = {8, 1u << 25, 1u << 19, 256, 1u << 16, 0, 0, 0, -1, -1, 1, 1, -1, 0, BA_CHUNK_BYTES, 0,
-                   BA_LIST_RUN, 0, 0, 0, 0};
+                   BA_LIST_RUN, 0, 0, 0, 0, 0};
     const char *env = getenv("G16_GPU_MSM_TAIL");
     if (env && atoi(env) >= 1 && atoi(env) <= 4096)
         t.tail = (uint32_t)atoi(env);
@@ -188,6 +191,9 @@ ba_tuning ba_tuning_default(void)
     env = getenv("G16_GPU_MSM_SORT_SPREAD");
     if (env && env[0] >= '0' && env[0] < '0' + BS_SPREAD_SHAPES && env[1] == 0)
         t.sort_spread = env[0] - '0';
+    env = getenv("G16_GPU_MSM_SORT_CHUNK");
+    if (env && atoi(env) >= BS_CHUNK_MIN_LOG2 && atoi(env) <= BS_CHUNK_MAX_LOG2)
+        t.sort_chunk = atoi(env);
     env = getenv("G16_GPU_MSM_SLICE_POINTS");
     if (env && atol(env) >= 1 && atol(env) <= (1l << 30))
         t.slice_points = (uint32_t)atol(env);
@@ -944,7 +950,8 @@ struct ba_device_exec {
     void arena_give() { cuda_ctx_arena_give(ctx); }
     /* The scratch for sorts of m keys of c bits (bucket_sort's when own_sort, else CUB's)
      * and CUB's for scans of up to n + 1 counts. */
-    g16_status prepare(uint32_t m, unsigned c, size_t n, bool own_sort = false, unsigned spread = 0)
+    g16_status prepare(uint32_t m, unsigned c, size_t n, bool own_sort = false, unsigned spread = 0,
+                       unsigned chunk_log2 = 0)
     {
         own = own_sort;
         if (!own)
@@ -956,7 +963,7 @@ struct ba_device_exec {
                                                (unsigned long long *)nullptr, n + 1, ctx->stream),
                  G16_ERR_INTERNAL);
         g16_status s;
-        if ((own ? (s = bs.alloc(ctx, m, c, spread)) : (s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch"))) ||
+        if ((own ? (s = bs.alloc(ctx, m, c, spread, chunk_log2)) : (s = sort_temp.alloc(ctx, sort_bytes, "CUB sort scratch"))) ||
             (s = scan_temp.alloc(ctx, scan_bytes, "CUB scan scratch")))
             return s;
         return G16_OK;
@@ -1105,7 +1112,7 @@ struct ba_host_exec {
     }
     void arena_give() {}
     bool own = false; /* ba_sort_group takes bucket_sort's path (emulated below) */
-    g16_status prepare(uint32_t, unsigned, size_t, bool own_sort = false, unsigned = 0)
+    g16_status prepare(uint32_t, unsigned, size_t, bool own_sort = false, unsigned = 0, unsigned = 0)
     {
         own = own_sort;
         return G16_OK;
@@ -1560,8 +1567,8 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
 /* Whether c-bit windows' digits are grouped by bucket_sort (bucket_sort.cuh) rather than
  * CUB's radix sort: when tn.own_sort asks for it and c is in its range. Off by default:
  * exact on the GPU (test_cuda_msm checks the kernels against a counting sort and the
- * MSMs through them) but 2.4x slower than CUB's there (run 98, after its first pass was
- * made to write runs; bench/NOTES.md, session 33, has what is known and the next call). */
+ * MSMs through them) but slower than CUB's there: 6.9 ms against 4.8 for a window of
+ * 2^27 digits of 22 bits (run 100; bench/NOTES.md, session 34, has the profile). */
 bool ba_own_sort_use(unsigned c, const ba_tuning &tn)
 {
     return c >= BS_MIN_C && c <= BS_MAX_C && tn.own_sort == 1;
@@ -1783,7 +1790,8 @@ g16_status ba_accumulate(Exec &ex, xyzz_d<F> *buckets, xyzz_d<F> *sums,
         (ahead && (s = ex.alloc(bounds[1], 2 * gnb, "MSM bucket bounds (next group)"))) ||
         (ahead && sliced && (s = ex.alloc(cuts[1], 2 * (S + 1), "MSM slices (next group)"))) ||
         (s = bf.alloc(ex, bf_points, bf_runs, tn)) ||
-        (s = ex.prepare(m, c, bf_runs, ba_own_sort_use(c, tn), (unsigned)tn.sort_spread)))
+        (s = ex.prepare(m, c, bf_runs, ba_own_sort_use(c, tn), (unsigned)tn.sort_spread,
+                           (unsigned)tn.sort_chunk)))
         return s;
     ba_settle_guard<Exec> settle{ex};
     /* A group's digits sorted by bucket, into slot `slot`'s lists (and cuts when sliced). */
