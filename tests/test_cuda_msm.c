@@ -306,7 +306,7 @@ static void check_shared(void)
  * digits, all in one segment's keys (its 2^(c-11) lowest: a segment longer than a
  * second-pass chunk takes the several-block path), half one value; widths 12 to 24;
  * each of the first pass's block shapes; second-pass chunks of 2^12 and 2^19 digits
- * besides the default 2^15 (each segment past a chunk cut into several, beside the
+ * besides the default 2^14 (each segment past a chunk cut into several, beside the
  * shorter ones that a block takes whole). */
 static int cmp_u32(const void *a, const void *b)
 {

@@ -31,20 +31,20 @@
  * reads them) against CUB's ~52 and
  * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
  * its keys go to the caller's spare key buffer) against CUB's 8.
- * Pass 2's chunk: a block takes at most 2^15 digits (G16_GPU_MSM_SORT_CHUNK), so a
- * window's 2^17-digit segments (2^27 digits of 22 bits) go 4 blocks a segment side by
- * side and ~66 segments' 512 KB of scatter targets are open at once, where a block a
+ * Pass 2's chunk: a block takes at most 2^14 digits (G16_GPU_MSM_SORT_CHUNK), so a
+ * window's 2^17-digit segments (2^27 digits of 22 bits) go 8 blocks a segment side by
+ * side and ~33 segments' 512 KB of scatter targets are open at once, where a block a
  * segment (2^19, sessions 31-33) had 264 open, 135 MB against a 50 MB L2 (run 99).
- * Measured (H100, run 100, G2 dense 2^26's in-line sort of one such window): CUB's path
- * 4.8 ms, ours 6.9 (10.0 with a block a segment); a window's kernels: digits 1.2, pass 1
- * 1.7, pass 2 ~3.9, which still reads 2.4 GB and writes 1.4 GB where it needs 2.2 and
- * 0.5: its 4-byte scatter leaves partial sectors. Off by default (ba_own_sort_use);
+ * Measured (H100, runs 100-101, G2 dense 2^26's in-line sort of one such window): CUB's
+ * path 4.8 ms, ours 6.5 (6.9 at 2^15, 10.0 with a block a segment); a window's kernels at
+ * 2^15: digits 1.2, pass 1 1.7, pass 2 ~3.9, which still reads 2.4 GB and writes 1.4 GB
+ * where it needs 2.2 and 0.5: its 4-byte scatter leaves partial sectors. Off by default (ba_own_sort_use);
  * bench/NOTES.md, session 34, has the profile and what is left. */
 
 enum {
     BS_TOP = 10,                        /* a segment: the key's bits from L up, at most 2^10 */
     BS_SEGMENTS = (1 << BS_TOP) + 1,    /* segments 0..2^10; 2^10 holds only key nb */
-    BS_CHUNK_LOG2 = 15,                 /* default: the most digits one block takes in pass 2 */
+    BS_CHUNK_LOG2 = 14,                 /* default: the most digits one block takes in pass 2 */
     BS_CHUNK_MIN_LOG2 = 12,             /* the range of G16_GPU_MSM_SORT_CHUNK (ba_tuning) */
     BS_CHUNK_MAX_LOG2 = 20,
     BS_THREADS = 512,                   /* every kernel's block but k_bs_plan's */

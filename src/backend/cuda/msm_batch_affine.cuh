@@ -1567,8 +1567,8 @@ g16_status ba_rounds(Exec &ex, ba_round_bufs<F, Exec> &bf, xyzz_d<F> *buckets,
 /* Whether c-bit windows' digits are grouped by bucket_sort (bucket_sort.cuh) rather than
  * CUB's radix sort: when tn.own_sort asks for it and c is in its range. Off by default:
  * exact on the GPU (test_cuda_msm checks the kernels against a counting sort and the
- * MSMs through them) but slower than CUB's there: 6.9 ms against 4.8 for a window of
- * 2^27 digits of 22 bits (run 100; bench/NOTES.md, session 34, has the profile). */
+ * MSMs through them) but slower than CUB's there: 6.5 ms against 4.8 for a window of
+ * 2^27 digits of 22 bits (run 101; bench/NOTES.md, session 34, has the profile). */
 bool ba_own_sort_use(unsigned c, const ba_tuning &tn)
 {
     return c >= BS_MIN_C && c <= BS_MAX_C && tn.own_sort == 1;
