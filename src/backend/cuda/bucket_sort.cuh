@@ -28,9 +28,9 @@
  *                  global atomics on its buckets.
  * Bytes a digit: 16 (pass 1) + 16 (pass 2: keys read twice, three times for a segment
  * cut into chunks, values once, values written; keys written only for a caller that
- * reads them) against CUB's ~52 and
- * ba_bounds' 4 (bench/NOTES.md, session 31). Scratch: 4 bytes a digit (pass 1's values;
- * its keys go to the caller's spare key buffer) against CUB's 8.
+ * reads them) against CUB's ~52 and ba_bounds' 4 (bench/NOTES.md, session 31).
+ * Scratch: 4 bytes a digit (pass 1's values; its keys go to the caller's spare key
+ * buffer) against CUB's 8.
  * Pass 2's chunk: a block takes at most 2^14 digits (G16_GPU_MSM_SORT_CHUNK), so a
  * window's 2^17-digit segments (2^27 digits of 22 bits) go 8 blocks a segment side by
  * side and ~33 segments' 512 KB of scatter targets are open at once, where a block a
@@ -38,8 +38,8 @@
  * Measured (H100, runs 100-101, G2 dense 2^26's in-line sort of one such window): CUB's
  * path 4.8 ms, ours 6.5 (6.9 at 2^15, 10.0 with a block a segment); a window's kernels at
  * 2^15: digits 1.2, pass 1 1.7, pass 2 ~3.9, which still reads 2.4 GB and writes 1.4 GB
- * where it needs 2.2 and 0.5: its 4-byte scatter leaves partial sectors. Off by default (ba_own_sort_use);
- * bench/NOTES.md, session 34, has the profile and what is left. */
+ * where it needs 2.2 and 0.5: its 4-byte scatter leaves partial sectors. Off by default
+ * (ba_own_sort_use); bench/NOTES.md, session 34, has the profile and what is left. */
 
 enum {
     BS_TOP = 10,                        /* a segment: the key's bits from L up, at most 2^10 */
