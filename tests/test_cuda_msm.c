@@ -13,7 +13,8 @@
  * from host memory in small chunks instead of resident. MSMs with the bases' precomputed
  * multiples (msm_mult.cuh) over device arrays, at 13- and 26-bit windows, G1 and G2; and
  * with a window's rounds run slice by slice (the context's setting a partition planned
- * in slices makes: cuda_ctx_set_msm_slice_points), GLV and plain, G1 and G2; two
+ * in slices makes: cuda_ctx_set_msm_slice_points), GLV and plain, G1 and G2, and again
+ * in slices after injected out-of-memory failures (cuda_ctx_fail_allocs); two
  * contexts taking the device's MSM arena in turn from two threads at once; and one
  * classification of the scalars read by several MSMs, over all of them and over tails. */
 #include <pthread.h>
@@ -138,9 +139,10 @@ static void check_msms(bool quick)
 /* An MSM over device arrays, G1 or G2, against the CPU: with the bases' precomputed
  * multiples for mult_bits-bit windows (cuda_msm_mult_table, msm_mult.cuh) unless 0, and
  * with the context's windows cut into slices of about slice_points digits
- * (cuda_ctx_set_msm_slice_points, as a partition planned in slices sets it) unless 0. */
-static void check_device_case(size_t n, int mix, int kind, int group, unsigned mult_bits,
-                              uint32_t slice_points)
+ * (cuda_ctx_set_msm_slice_points, as a partition planned in slices sets it) unless 0.
+ * Returns the slices the MSM's windows went through (cuda_msm_info.slices). */
+static unsigned check_device_case(size_t n, int mix, int kind, int group, unsigned mult_bits,
+                                  uint32_t slice_points)
 {
     cuda_ctx *ctx = backend_cuda_ctx(gpu);
     size_t psize = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
@@ -184,8 +186,11 @@ static void check_device_case(size_t n, int mix, int kind, int group, unsigned m
 out:
     cuda_ctx_set_msm_slice_points(ctx, 0);
     if (!CHECK(st == G16_OK))
-        printf("  G%d n=%zu multiples c=%u slices of %u: %s\n", group, n, mult_bits, slice_points,
-               g16_last_error());
+        printf("  G%d n=%zu multiples c=%u slices of %u: %s (others %zu, ones %zu, %u windows "
+               "of %u bits, GLV %d, split %d, %u slices)\n",
+               group, n, mult_bits, slice_points, g16_last_error(), (size_t)info.others,
+               (size_t)info.ones, info.windows, info.window_bits, (int)info.glv, (int)info.split,
+               info.slices);
     else if (!CHECK(same))
         printf("  G%d n=%zu multiples c=%u slices of %u mix %s bases %d differs\n", group, n,
                mult_bits, slice_points, mix_names[mix], kind);
@@ -203,6 +208,7 @@ out:
     free(k);
     free(kb);
     free(b);
+    return info.slices;
 }
 
 /* One classification read by several MSMs (cuda_msm_scalars_classify, as a partition's A
@@ -429,6 +435,45 @@ static void check_slices(void)
     check_device_case(1 << 18, MIX_SAME, 1, 1, 0, 1 << 15);
     check_device_case(1 << 16, MIX_EDGES, 2, 2, 0, 1 << 14);
     unsetenv("G16_GPU_MSM_GLV");
+}
+
+/* A standalone MSM whose windows run out of device memory goes again with its windows in
+ * slices (cuda_msm.cu's slice_on_oom): the first `fails` allocations of a window's sort
+ * keys fail by injection (cuda_ctx_fail_allocs), one a try, so the MSM must come out
+ * exact in 2^fails slices. (The keys: only the windows' path allocates them, where the
+ * rounds' point buffers serve the ones' sum too, which has no such fallback; the mix
+ * has ones.) G1 and G2, plain and by GLV (two digits a scalar), running and split
+ * sums. */
+static void check_oom_slices(void)
+{
+    static const char what[] = "MSM sort keys";
+    static const struct {
+        size_t n;
+        int group, fails;
+        const char *glv, *split;
+    } cases[] = {
+        {150001, 1, 1, "0", "0"},
+        {150001, 2, 1, "1", "1"},
+        {(1 << 18) + 7, 1, 3, "1", "1"},
+        {(1 << 17) + 3, 2, 2, "1", "0"},
+    };
+    cuda_ctx *ctx = backend_cuda_ctx(gpu);
+    setenv("G16_GPU_MSM_AFFINE", "1", 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("G16_GPU_MSM_GLV", cases[i].glv, 1);
+        setenv("G16_GPU_MSM_SPLIT", cases[i].split, 1);
+        cuda_ctx_fail_allocs(ctx, what, cases[i].fails);
+        unsigned slices = check_device_case(cases[i].n, MIX_RANDOM, (int)(i % 4), cases[i].group, 0, 0);
+        unsigned want = 1u << cases[i].fails;
+        int left = cuda_ctx_fail_allocs(ctx, NULL, 0);
+        if (!CHECK(slices == want && left == 0))
+            printf("  G%d n=%zu GLV %s: %d injected failures (%d not reached) gave %u slices, "
+                   "not %u\n",
+                   cases[i].group, cases[i].n, cases[i].glv, cases[i].fails, left, slices, want);
+    }
+    unsetenv("G16_GPU_MSM_AFFINE");
+    unsetenv("G16_GPU_MSM_GLV");
+    unsetenv("G16_GPU_MSM_SPLIT");
 }
 
 /* Two contexts of one device taking the MSM arena in turn (cuda_ctx_set_msm_arena, as
@@ -738,6 +783,8 @@ int main(void)
     check_shared();
     printf("windows in slices (cuda_ctx_set_msm_slice_points)\n");
     check_slices();
+    printf("out of device memory: a standalone MSM again in slices (cuda_ctx_fail_allocs)\n");
+    check_oom_slices();
     printf("two contexts sharing the MSM arena (cuda_ctx_set_msm_arena)\n");
     check_arena();
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};

@@ -88,6 +88,13 @@ g16_status cuda_pool_alloc(cuda_ctx *ctx, void **dev, size_t bytes, const char *
     *dev = nullptr;
     if (!ctx)
         return status_fail(G16_ERR_INTERNAL, "cuda_pool_alloc without a context (%s)", what);
+    if (ctx->fail_count > 0 && what && ctx->fail_what && strcmp(what, ctx->fail_what) == 0) {
+        ctx->fail_count--;
+        return status_fail(G16_ERR_OUT_OF_MEMORY,
+                           "GPU %d: out of device memory allocating %s: %.2f GiB asked "
+                           "(a failure injected by cuda_ctx_fail_allocs)",
+                           ctx->device, what, bytes / 1073741824.0);
+    }
     bytes = pool_round(bytes ? bytes : 1);
     int best = -1;
     for (int i = 0; i < ctx->pool_blocks; i++) {
@@ -676,6 +683,14 @@ extern "C" g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot, double *ms)
     if (ms)
         *ms = cuda_elapsed_ms(ctx->slot_start[slot], ctx->slot_done[slot]);
     return G16_OK;
+}
+
+extern "C" int cuda_ctx_fail_allocs(cuda_ctx *ctx, const char *what, int count)
+{
+    int left = ctx->fail_count;
+    ctx->fail_what = what;
+    ctx->fail_count = what ? count : 0;
+    return left;
 }
 
 extern "C" void cuda_ctx_set_msm_slice_points(cuda_ctx *ctx, size_t points)

@@ -58,6 +58,10 @@ struct cuda_ctx {
     /* Its MSMs' rounds take their buffers from the device's arena (cuda_ctx_set_msm_arena),
      * and whether it holds the arena now (cuda_ctx_arena_take). */
     bool msm_arena, arena_held;
+    /* The tests' failure injection (cuda_ctx_fail_allocs): the next fail_count pool
+     * allocations named fail_what report out of device memory. */
+    const char *fail_what;
+    int fail_count;
     /* The NTT's per-call scratch (cuda_ntt.cu), freed with the context; its twiddle tables
      * are the device's (cuda_ctx_shared_table). */
     void *ntt_cache;

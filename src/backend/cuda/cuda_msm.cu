@@ -752,6 +752,29 @@ uint32_t msm_group_points(cuda_ctx *ctx, const ba_tuning &tn)
     return g > tn.group_points ? (uint32_t)g : tn.group_points;
 }
 
+/* A standalone MSM (its context not planned for memory) whose windows' rounds ran out of
+ * device memory goes again with its windows in `slices` slices (2, then 4, up to
+ * BA_OOM_SLICES_MOST), each slice's rounds holding ~1/slices of the window's point
+ * buffers (ba_slices): what a device already holding other arrays needs (run 96: on an
+ * 80 GB H100, G1 dense 2^27 and G2 dense 2^26 beside their bases stopped at the sort's
+ * scratch after the rounds' buffers had taken the memory). Sets tn's slices and says
+ * true when such a try is left; false for a planned context (a partition: its memory
+ * model is the plan, and an error there says the plan is wrong), slices that would hold
+ * fewer than BA_OOM_SLICE_LEAST digits, or after the most slices. */
+constexpr unsigned BA_OOM_SLICES_MOST = 16;
+constexpr uint32_t BA_OOM_SLICE_LEAST = 1u << 12; /* digits: smaller slices save nothing */
+
+bool slice_on_oom(const cuda_ctx *ctx, ba_tuning &tn, uint32_t window_digits, unsigned slices)
+{
+    if (ctx->msm_slice_points || tn.arena || slices > BA_OOM_SLICES_MOST)
+        return false;
+    uint32_t per_slice = (uint32_t)(((uint64_t)window_digits + slices - 1) / slices);
+    if (per_slice < BA_OOM_SLICE_LEAST || (tn.slice_points && per_slice >= tn.slice_points))
+        return false;
+    tn.slice_points = per_slice;
+    return true;
+}
+
 } /* namespace */
 
 /* Step 1's result (cuda_backend.h's cuda_msm_scalars): the others' canonical values by
@@ -1016,11 +1039,19 @@ g16_status msm_windows_of(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
     if (affine) {
         /* 3 and 4 by batch-affine rounds (msm_batch_affine.cuh). */
         CUDA_TRY(cudaEventRecord(ctx->ev[3], st), G16_ERR_INTERNAL);
-        ba_device_exec ex;
-        ex.ctx = ctx;
-        if ((s = ba_accumulate<F>(ex, split ? nullptr : buckets.p, split ? buckets.p : nullptr,
-                                  bases, glv ? phi : nullptr, canon, idx_other, m, c, W, tn,
-                                  &info->ms_sort, &info->affine_rounds)))
+        for (unsigned slices = 2;; slices *= 2) {
+            ba_device_exec ex;
+            ex.ctx = ctx;
+            s = ba_accumulate<F>(ex, split ? nullptr : buckets.p, split ? buckets.p : nullptr,
+                                 bases, glv ? phi : nullptr, canon, idx_other, m, c, W, tn,
+                                 &info->ms_sort, &info->affine_rounds);
+            if (s != G16_ERR_OUT_OF_MEMORY || !slice_on_oom(ctx, tn, window_digits, slices))
+                break;
+            /* Once more from the start, in slices: every output is written again. */
+            status_clear();
+            info->slices = ba_slice_count(window_digits, tn.slice_points);
+        }
+        if (s)
             return s;
         CUDA_TRY(cudaEventRecord(ctx->ev[4], st), G16_ERR_INTERNAL);
     } else if ((s = xyzz_accumulate<F>(ctx, info, buckets.p, bases, canon, idx_other, m, c, W))) {
