@@ -44,7 +44,7 @@ int cuda_ctx_device(const cuda_ctx *ctx);
  * windows). 0 (the default): not planned (G16_GPU_MSM_SLICE_POINTS may set slices). */
 void cuda_ctx_set_msm_slice_points(cuda_ctx *ctx, size_t points);
 /* For the tests: the context's next `count` pool allocations named `what` (the name its
- * caller gives, e.g. "MSM batch-affine sums") fail as out of device memory; NULL or 0
+ * caller gives, e.g. "MSM sort keys") fail as out of device memory; NULL or 0
  * stops it. The string must outlive the injection. Returns how many failures the
  * previous injection had left. */
 int cuda_ctx_fail_allocs(cuda_ctx *ctx, const char *what, int count);

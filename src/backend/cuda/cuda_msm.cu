@@ -755,9 +755,10 @@ uint32_t msm_group_points(cuda_ctx *ctx, const ba_tuning &tn)
 /* A standalone MSM (its context not planned for memory) whose windows' rounds ran out of
  * device memory goes again with its windows in `slices` slices (2, then 4, up to
  * BA_OOM_SLICES_MOST), each slice's rounds holding ~1/slices of the window's point
- * buffers (ba_slices): what a device already holding other arrays needs (run 96: on an
- * 80 GB H100, G1 dense 2^27 and G2 dense 2^26 beside their bases stopped at the sort's
- * scratch after the rounds' buffers had taken the memory). Sets tn's slices and says
+ * buffers (ba_slices): what a device already holding other arrays may need (run 96: on
+ * an 80 GB H100, G1 dense 2^27 and G2 dense 2^26 stopped at CUB's sort scratch, which
+ * ba_accumulate allocates after the rounds' point buffers; runs 102 and 104 did not see
+ * it again, so only injected failures have been through here). Sets tn's slices and says
  * true when such a try is left; false for a planned context (a partition: its memory
  * model is the plan, and an error there says the plan is wrong), slices that would hold
  * fewer than BA_OOM_SLICE_LEAST digits, or after the most slices. */
