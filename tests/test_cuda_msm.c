@@ -140,8 +140,8 @@ static void check_msms(bool quick)
  * multiples for mult_bits-bit windows (cuda_msm_mult_table, msm_mult.cuh) unless 0, and
  * with the context's windows cut into slices of about slice_points digits
  * (cuda_ctx_set_msm_slice_points, as a partition planned in slices sets it) unless 0.
- * Returns the slices the MSM's windows went through (cuda_msm_info.slices). */
-static unsigned check_device_case(size_t n, int mix, int kind, int group, unsigned mult_bits,
+ * Returns what the MSM reported (cuda_msm_info: its slices and pieces among them). */
+static cuda_msm_info check_device_case(size_t n, int mix, int kind, int group, unsigned mult_bits,
                                   uint32_t slice_points)
 {
     cuda_ctx *ctx = backend_cuda_ctx(gpu);
@@ -208,7 +208,7 @@ out:
     free(k);
     free(kb);
     free(b);
-    return info.slices;
+    return info;
 }
 
 /* One classification read by several MSMs (cuda_msm_scalars_classify, as a partition's A
@@ -441,8 +441,8 @@ static void check_slices(void)
  * slices (cuda_msm.cu's slice_on_oom): the first `fails` allocations of a window's sort
  * keys fail by injection (cuda_ctx_fail_allocs), one a try, so the MSM must come out
  * exact in 2^fails slices. (The keys: only the windows' path allocates them, where the
- * rounds' point buffers serve the ones' sum too, which has no such fallback; the mix
- * has ones.) G1 and G2, plain and by GLV (two digits a scalar), running and split
+ * rounds' point buffers serve the ones' sum too, which goes in pieces on its own
+ * failures: check_oom_pieces; the mix has ones.) G1 and G2, plain and by GLV (two digits a scalar), running and split
  * sums. */
 static void check_oom_slices(void)
 {
@@ -463,7 +463,8 @@ static void check_oom_slices(void)
         setenv("G16_GPU_MSM_GLV", cases[i].glv, 1);
         setenv("G16_GPU_MSM_SPLIT", cases[i].split, 1);
         cuda_ctx_fail_allocs(ctx, what, cases[i].fails);
-        unsigned slices = check_device_case(cases[i].n, MIX_RANDOM, (int)(i % 4), cases[i].group, 0, 0);
+        unsigned slices =
+            check_device_case(cases[i].n, MIX_RANDOM, (int)(i % 4), cases[i].group, 0, 0).slices;
         unsigned want = 1u << cases[i].fails;
         int left = cuda_ctx_fail_allocs(ctx, NULL, 0);
         if (!CHECK(slices == want && left == 0))
@@ -474,6 +475,38 @@ static void check_oom_slices(void)
     unsetenv("G16_GPU_MSM_AFFINE");
     unsetenv("G16_GPU_MSM_GLV");
     unsetenv("G16_GPU_MSM_SPLIT");
+}
+
+/* The same for the ones' list (cuda_msm.cu's piece_on_oom): the first `fails`
+ * allocations of the list's runs' sums (only ba_sum_list allocates them) fail by
+ * injection, so a 55/30/15 mix's ones must be summed exactly in more than 2^(fails - 1)
+ * and at most 2^fails pieces of whole runs. G1 and G2, ~45000 to ~79000 ones. */
+static void check_oom_pieces(void)
+{
+    static const char what[] = "MSM list runs' sums";
+    static const struct {
+        size_t n;
+        int group, fails;
+    } cases[] = {
+        {150001, 1, 1},
+        {150001, 1, 3},
+        {(1 << 17) + 3, 2, 2},
+        {(1 << 18) + 7, 1, 4},
+    };
+    cuda_ctx *ctx = backend_cuda_ctx(gpu);
+    setenv("G16_GPU_MSM_AFFINE", "1", 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuda_ctx_fail_allocs(ctx, what, cases[i].fails);
+        cuda_msm_info info = check_device_case(cases[i].n, MIX_FILECOIN, (int)(i % 4), cases[i].group, 0, 0);
+        unsigned most = 1u << cases[i].fails;
+        int left = cuda_ctx_fail_allocs(ctx, NULL, 0);
+        if (!CHECK(info.ones_pieces > most / 2 && info.ones_pieces <= most && left == 0))
+            printf("  G%d n=%zu, %zu ones: %d injected failures (%d not reached) gave %u pieces, "
+                   "not %u to %u\n",
+                   cases[i].group, cases[i].n, info.ones, cases[i].fails, left, info.ones_pieces,
+                   most / 2 + 1, most);
+    }
+    unsetenv("G16_GPU_MSM_AFFINE");
 }
 
 /* Two contexts of one device taking the MSM arena in turn (cuda_ctx_set_msm_arena, as
@@ -785,6 +818,8 @@ int main(void)
     check_slices();
     printf("out of device memory: a standalone MSM again in slices (cuda_ctx_fail_allocs)\n");
     check_oom_slices();
+    printf("a standalone MSM's ones out of device memory: again in pieces\n");
+    check_oom_pieces();
     printf("two contexts sharing the MSM arena (cuda_ctx_set_msm_arena)\n");
     check_arena();
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};

@@ -78,6 +78,8 @@ typedef struct {
     bool glv;                     /* the others' scalars split by the endomorphism (glv.cuh) */
     bool mult;                    /* through the bases' precomputed multiples (one window) */
     unsigned slices;              /* a window's rounds in this many slices (0 or 1: whole) */
+    unsigned ones_pieces;         /* a standalone MSM's ones' rounds in this many pieces after
+                                   * running out of device memory (0: one) */
     double ms_upload;             /* scalars (and bases when not yet resident) */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */

@@ -752,27 +752,48 @@ uint32_t msm_group_points(cuda_ctx *ctx, const ba_tuning &tn)
     return g > tn.group_points ? (uint32_t)g : tn.group_points;
 }
 
-/* A standalone MSM (its context not planned for memory) whose windows' rounds ran out of
- * device memory goes again with its windows in `slices` slices (2, then 4, up to
- * BA_OOM_SLICES_MOST), each slice's rounds holding ~1/slices of the window's point
- * buffers (ba_slices): what a device already holding other arrays may need (run 96: on
- * an 80 GB H100, G1 dense 2^27 and G2 dense 2^26 stopped at CUB's sort scratch, which
- * ba_accumulate allocates after the rounds' point buffers; runs 102 and 104 did not see
- * it again, so only injected failures have been through here). Sets tn's slices and says
- * true when such a try is left; false for a planned context (a partition: its memory
- * model is the plan, and an error there says the plan is wrong), slices that would hold
- * fewer than BA_OOM_SLICE_LEAST digits, or after the most slices. */
-constexpr unsigned BA_OOM_SLICES_MOST = 16;
-constexpr uint32_t BA_OOM_SLICE_LEAST = 1u << 12; /* digits: smaller slices save nothing */
+/* A standalone MSM (its context not planned for memory) whose batch-affine rounds ran out
+ * of device memory goes again in `parts` parts (2, then 4, up to BA_OOM_PARTS_MOST), each
+ * holding ~1/parts of the rounds' point buffers: what a device already holding other
+ * arrays may need (run 96: on an 80 GB H100, G1 dense 2^27 and G2 dense 2^26 stopped at
+ * CUB's sort scratch, which ba_accumulate allocates after the rounds' point buffers; runs
+ * 102 and 104 did not see it again, so only injected failures have been through here).
+ * The windows go in slices of whole buckets (slice_on_oom: ba_slices, as a partition's
+ * do), the ones' list in pieces of whole runs (piece_on_oom: ba_sum_list's list_piece).
+ * No try is left for a planned context (a partition: its memory model is the plan, and
+ * an error there says the plan is wrong), for parts that would hold fewer than
+ * BA_OOM_PART_LEAST points or no fewer than the last try's, or after the most parts. */
+constexpr unsigned BA_OOM_PARTS_MOST = 16;
+constexpr uint32_t BA_OOM_PART_LEAST = 1u << 12; /* points: smaller parts save nothing */
 
+/* The points a part holds on the next try (0: none is left); `now`: this try's (0: whole). */
+uint32_t oom_part_points(const cuda_ctx *ctx, const ba_tuning &tn, uint32_t points,
+                         unsigned parts, uint32_t now)
+{
+    if (ctx->msm_slice_points || tn.arena || parts > BA_OOM_PARTS_MOST)
+        return 0;
+    uint32_t per = (uint32_t)(((uint64_t)points + parts - 1) / parts);
+    return per < BA_OOM_PART_LEAST || (now && per >= now) ? 0 : per;
+}
+
+/* Sets tn's slices for the next try of a window of window_digits; false when none is left. */
 bool slice_on_oom(const cuda_ctx *ctx, ba_tuning &tn, uint32_t window_digits, unsigned slices)
 {
-    if (ctx->msm_slice_points || tn.arena || slices > BA_OOM_SLICES_MOST)
+    uint32_t per = oom_part_points(ctx, tn, window_digits, slices, tn.slice_points);
+    if (per)
+        tn.slice_points = per;
+    return per != 0;
+}
+
+/* Sets tn's pieces for the next try of a list of `ones`, whole runs a piece (rounded up,
+ * so no more than `pieces` of them); false when none is left. */
+bool piece_on_oom(const cuda_ctx *ctx, ba_tuning &tn, uint32_t ones, unsigned pieces)
+{
+    uint32_t per = oom_part_points(ctx, tn, ones, pieces, tn.list_piece ? ba_list_piece(ones, tn) : 0);
+    if (!per)
         return false;
-    uint32_t per_slice = (uint32_t)(((uint64_t)window_digits + slices - 1) / slices);
-    if (per_slice < BA_OOM_SLICE_LEAST || (tn.slice_points && per_slice >= tn.slice_points))
-        return false;
-    tn.slice_points = per_slice;
+    uint32_t L = ba_list_run(ones, tn);
+    tn.list_piece = (uint32_t)(((uint64_t)per + L - 1) / L * L);
     return true;
 }
 
@@ -937,11 +958,22 @@ g16_status msm_windows_of(cuda_ctx *ctx, void *out_host, unsigned *windows_out,
         dev_buf<X> pa, pb;
         X *ones_sum = nullptr;
         if (ba_ones_use(ones)) {
-            ba_device_exec ex;
-            ex.ctx = ctx;
+            ba_tuning tn = list_tuning<F>(ctx);
             size_t rounds;
-            if ((s = pa.alloc(ctx, 1, "MSM ones' sum")) ||
-                (s = ba_sum_list<F>(ex, pa.p, bases, idx_one, ones, list_tuning<F>(ctx), &rounds)))
+            if ((s = pa.alloc(ctx, 1, "MSM ones' sum")))
+                return s;
+            for (unsigned pieces = 2;; pieces *= 2) {
+                ba_device_exec ex;
+                ex.ctx = ctx;
+                s = ba_sum_list<F>(ex, pa.p, bases, idx_one, ones, tn, &rounds);
+                if (s != G16_ERR_OUT_OF_MEMORY || !piece_on_oom(ctx, tn, ones, pieces))
+                    break;
+                /* Once more from the start, in pieces: the sum is written again. */
+                status_clear();
+                uint32_t P = ba_list_piece(ones, tn);
+                info->ones_pieces = (unsigned)(((uint64_t)ones + P - 1) / P);
+            }
+            if (s)
                 return s;
             ones_sum = pa.p;
         } else if (ones) {

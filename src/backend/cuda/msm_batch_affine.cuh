@@ -1878,6 +1878,22 @@ struct ba_list_runs {
  * trips, so small lists keep the tree of XYZZ sums (ba_ones_use). With tn.list_piece the
  * runs go through the rounds in pieces of at most that many points, each piece its own
  * rounds into its runs' places, so the point buffers hold a piece. */
+/* The points of a run of a list of n (ba_sum_list): tn.list_run, or the whole list. */
+inline uint32_t ba_list_run(uint32_t n, const ba_tuning &tn)
+{
+    return tn.list_run && tn.list_run < n ? tn.list_run : (n ? n : 1);
+}
+
+/* The points of a piece of a list of n (ba_sum_list): whole runs, at least one, at most
+ * tn.list_piece when that is set; the whole list when it is one run. */
+inline uint32_t ba_list_piece(uint32_t n, const ba_tuning &tn)
+{
+    uint32_t L = ba_list_run(n, tn);
+    if (n <= L || !tn.list_piece || tn.list_piece >= n)
+        return n ? n : 1;
+    return tn.list_piece < L ? L : tn.list_piece / L * L;
+}
+
 template <class F, class Exec>
 g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const uint32_t *idx,
                        uint32_t n, const ba_tuning &tn, size_t *rounds)
@@ -1885,12 +1901,8 @@ g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const
     typename Exec::template buf<uint32_t> bounds;
     typename Exec::template buf<xyzz_d<F>> part[2];
     ba_round_bufs<F, Exec> bf;
-    uint32_t L = tn.list_run && tn.list_run < n ? tn.list_run : (n ? n : 1);
+    const uint32_t L = ba_list_run(n, tn), P = ba_list_piece(n, tn);
     uint32_t NB = n ? (uint32_t)(((uint64_t)n + L - 1) / L) : 1;
-    /* A piece: whole runs, at least one. */
-    uint32_t P = n ? n : 1;
-    if (NB > 1 && tn.list_piece && tn.list_piece < n)
-        P = tn.list_piece < L ? L : tn.list_piece / L * L;
     uint32_t NBP = (uint32_t)(((uint64_t)P + L - 1) / L); /* runs a piece holds at most */
     g16_status s;
     if ((s = ex.alloc(bounds, 2 * (size_t)NBP, "MSM bucket bounds")) || (s = bf.alloc(ex, P, NBP, tn)) ||
