@@ -136,10 +136,71 @@ static void check_msms(bool quick)
     CHECK(gpu->msm_g1(gpu, &r, (const uint8_t *)pool1, bad, 3, false) == G16_ERR_BAD_ENCODING);
 }
 
+/* Device memory held by a test (ballast_take) so that only about `leave` bytes stay free:
+ * a real out-of-memory for what runs next, not an injected one. */
+typedef struct {
+    void **blocks;
+    size_t count;
+} ballast;
+
+/* The pool gives its free blocks back to the device when an allocation fails for memory
+ * (cuda_pool_alloc), so one larger than the device empties it. */
+static void pool_empty(cuda_ctx *ctx)
+{
+    cuda_memory_info mi;
+    void *none = NULL;
+    cuda_ctx_sample_memory(ctx, &mi);
+    if (cuda_ctx_alloc(ctx, &none, 2 * mi.device_total) == G16_OK)
+        cuda_ctx_release(ctx, none);
+}
+
+/* Blocks of at most 256 MiB until the device has at most `leave` bytes (plus one 2 MiB
+ * granule) free, the pool emptied first so that its cached blocks do not count. */
+static g16_status ballast_take(cuda_ctx *ctx, size_t leave, ballast *b)
+{
+    const size_t block = (size_t)256 << 20, granule = (size_t)2 << 20;
+    size_t cap = 0;
+    pool_empty(ctx);
+    for (;;) {
+        cuda_memory_info mi;
+        cuda_ctx_sample_memory(ctx, &mi);
+        size_t avail = mi.device_total - mi.device_used;
+        if (avail <= leave + granule)
+            return G16_OK;
+        size_t take = avail - leave < block ? (avail - leave) / granule * granule : block;
+        if (b->count == cap) {
+            cap = cap ? 2 * cap : 512;
+            void **grown = realloc(b->blocks, cap * sizeof *grown);
+            if (!grown)
+                return G16_ERR_OUT_OF_MEMORY;
+            b->blocks = grown;
+        }
+        g16_status st = cuda_ctx_alloc(ctx, &b->blocks[b->count], take);
+        if (st)
+            return st;
+        b->count++;
+    }
+}
+
+static void ballast_give_back(cuda_ctx *ctx, ballast *b)
+{
+    for (size_t i = 0; i < b->count; i++)
+        cuda_ctx_release(ctx, b->blocks[i]);
+    free(b->blocks);
+    b->blocks = NULL;
+    b->count = 0;
+    pool_empty(ctx);
+}
+
+/* check_device_case's MSM runs with only this many bytes of device memory free
+ * (ballast_take; 0: all there is). */
+static size_t device_case_leave;
+
 /* An MSM over device arrays, G1 or G2, against the CPU: with the bases' precomputed
  * multiples for mult_bits-bit windows (cuda_msm_mult_table, msm_mult.cuh) unless 0, and
  * with the context's windows cut into slices of about slice_points digits
- * (cuda_ctx_set_msm_slice_points, as a partition planned in slices sets it) unless 0.
+ * (cuda_ctx_set_msm_slice_points, as a partition planned in slices sets it) unless 0,
+ * and with device_case_leave bytes of device memory free when that is set.
  * Returns what the MSM reported (cuda_msm_info: its slices and pieces among them). */
 static cuda_msm_info check_device_case(size_t n, int mix, int kind, int group, unsigned mult_bits,
                                   uint32_t slice_points)
@@ -159,12 +220,14 @@ static cuda_msm_info check_device_case(size_t n, int mix, int kind, int group, u
         MAKE_BASES(g2, pool2, (g2_affine_t *)b, n, kind);
     g16_status st;
     cuda_msm_info info = {0};
+    ballast held = {0};
     bool same = false;
     if ((st = cuda_ctx_alloc(ctx, &db, (n ? n : 1) * psize)) ||
         (st = cuda_ctx_alloc(ctx, &ds, (n ? n : 1) * 32)) ||
         (mult_bits && (st = cuda_ctx_alloc(ctx, &dm, (n ? cuda_msm_mult_count(n, mult_bits) : 1) * psize))) ||
         (st = cuda_ctx_upload(ctx, db, b, n * psize)) || (st = cuda_ctx_upload(ctx, ds, kb, n * 32)) ||
-        (mult_bits && (st = cuda_msm_mult_table(ctx, group, dm, db, n, mult_bits))))
+        (mult_bits && (st = cuda_msm_mult_table(ctx, group, dm, db, n, mult_bits))) ||
+        (device_case_leave && (st = ballast_take(ctx, device_case_leave, &held))))
         goto out;
     cuda_msm_mult mult = {dm, mult_bits};
     cuda_ctx_set_msm_slice_points(ctx, slice_points);
@@ -185,6 +248,8 @@ static cuda_msm_info check_device_case(size_t n, int mix, int kind, int group, u
     }
 out:
     cuda_ctx_set_msm_slice_points(ctx, 0);
+    if (held.count)
+        ballast_give_back(ctx, &held);
     if (!CHECK(st == G16_OK))
         printf("  G%d n=%zu multiples c=%u slices of %u: %s (others %zu, ones %zu, %u windows "
                "of %u bits, GLV %d, split %d, %u slices)\n",
@@ -509,6 +574,31 @@ static void check_oom_pieces(void)
     unsetenv("G16_GPU_MSM_AFFINE");
 }
 
+/* A real out-of-memory, not an injected one (check_oom_slices and check_oom_pieces
+ * inject theirs): the device held (ballast_take) so that 1 GiB stays free for a G1 MSM of
+ * 2^21 + 1 random scalars with its windows in one group (~3 GB of rounds' buffers, ~0.35
+ * GB in two slices of one window), then 450 MiB for 2^22 ones (~0.17 GB of classified
+ * scalars plus ~0.42 GB of rounds' buffers whole, ~0.21 GB in two pieces). Each must
+ * equal the CPU's, the windows in slices and the ones in pieces. */
+static void check_real_oom(void)
+{
+    setenv("G16_GPU_MSM_AFFINE", "1", 1);
+    setenv("G16_GPU_MSM_GLV", "0", 1);
+    device_case_leave = (size_t)1 << 30;
+    cuda_msm_info a = check_device_case((1 << 21) + 1, MIX_RANDOM, 0, 1, 0, 0);
+    if (!CHECK(a.slices > 1))
+        printf("  G1 n=2^21+1 with 1 GiB free: %u slices (%zu others, %u windows of %u bits)\n",
+               a.slices, a.others, a.windows, a.window_bits);
+    device_case_leave = (size_t)450 << 20;
+    cuda_msm_info b = check_device_case(1 << 22, MIX_ONE, 1, 1, 0, 0);
+    if (!CHECK(b.ones_pieces > 1))
+        printf("  G1 2^22 ones with 450 MiB free: %u pieces\n", b.ones_pieces);
+    printf("  with the device held: %u slices, %u pieces\n", a.slices, b.ones_pieces);
+    device_case_leave = 0;
+    unsetenv("G16_GPU_MSM_AFFINE");
+    unsetenv("G16_GPU_MSM_GLV");
+}
+
 /* Two contexts of one device taking the MSM arena in turn (cuda_ctx_set_msm_arena, as
  * a partition's two workers do when the pipeline planned one), each on its own thread
  * and stream with its own bases and scalars, four MSMs each at once: G1 by GLV (its
@@ -820,6 +910,8 @@ int main(void)
     check_oom_slices();
     printf("a standalone MSM's ones out of device memory: again in pieces\n");
     check_oom_pieces();
+    printf("a real out-of-memory: the device held but for 1 GiB, then 450 MiB\n");
+    check_real_oom();
     printf("two contexts sharing the MSM arena (cuda_ctx_set_msm_arena)\n");
     check_arena();
     const char *fixtures[] = {"multiplier", "poseidon", "mimc", "sha256"};
