@@ -757,7 +757,7 @@ uint32_t msm_group_points(cuda_ctx *ctx, const ba_tuning &tn)
  * holding ~1/parts of the rounds' point buffers: what a device already holding other
  * arrays may need (run 96: on an 80 GB H100, G1 dense 2^27 and G2 dense 2^26 stopped at
  * CUB's sort scratch, which ba_accumulate allocates after the rounds' point buffers; runs
- * 102 and 104 did not see it again, so only injected failures have been through here).
+ * 102 and 104 did not see it again; test_cuda_msm's check_real_oom makes one, run 106).
  * The windows go in slices of whole buckets (slice_on_oom: ba_slices, as a partition's
  * do), the ones' list in pieces of whole runs (piece_on_oom: ba_sum_list's list_piece).
  * No try is left for a planned context (a partition: its memory model is the plan, and
