@@ -1871,13 +1871,6 @@ struct ba_list_runs {
     }
 };
 
-/* Step 2 of msm_windows by the same rounds: the sum of bases[idx[j]] for j < n (the
- * bases whose scalar is one) into *sum, the list cut into runs of tn.list_run points
- * (one run when 0 or n is smaller), each a bucket of the rounds, then the runs' XYZZ
- * sums added 4 at a time until one is left. The rounds run 2 log2(run / tail) host round
- * trips, so small lists keep the tree of XYZZ sums (ba_ones_use). With tn.list_piece the
- * runs go through the rounds in pieces of at most that many points, each piece its own
- * rounds into its runs' places, so the point buffers hold a piece. */
 /* The points of a run of a list of n (ba_sum_list): tn.list_run, or the whole list. */
 inline uint32_t ba_list_run(uint32_t n, const ba_tuning &tn)
 {
@@ -1894,6 +1887,13 @@ inline uint32_t ba_list_piece(uint32_t n, const ba_tuning &tn)
     return tn.list_piece < L ? L : tn.list_piece / L * L;
 }
 
+/* Step 2 of msm_windows by the same rounds: the sum of bases[idx[j]] for j < n (the
+ * bases whose scalar is one) into *sum, the list cut into runs of tn.list_run points
+ * (one run when 0 or n is smaller), each a bucket of the rounds, then the runs' XYZZ
+ * sums added 4 at a time until one is left. The rounds run 2 log2(run / tail) host round
+ * trips, so small lists keep the tree of XYZZ sums (ba_ones_use). With tn.list_piece the
+ * runs go through the rounds in pieces of at most that many points, each piece its own
+ * rounds into its runs' places, so the point buffers hold a piece. */
 template <class F, class Exec>
 g16_status ba_sum_list(Exec &ex, xyzz_d<F> *sum, const affine_d<F> *bases, const uint32_t *idx,
                        uint32_t n, const ba_tuning &tn, size_t *rounds)
