@@ -33,6 +33,9 @@
 #              125 GiB host
 #   job27r     job27 with the key's host pages dropped once resident (--release-key) and
 #              a 64G budget (issue 7's <= 64 GiB)
+#   job27w1    job27 with one GPU worker (--provers 1): on an 80 GB card, where the key
+#              streams, the plan before session 37 (its model of a streamed partition
+#              left room for one), against job27's two
 #   pipe24     4 jobs x 4 partitions at 2^24 on every visible GPU, and on GPU 0 alone
 #   part24     2 partitions at 2^24 (H's MSM by GLV, 7 windows of 19 bits): proofs verified
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
@@ -483,6 +486,8 @@ for step in "${steps[@]}"; do
     --mem-budget 110G --synth-cache 1 ;;
   job27r) bench_job job27r 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 64G --synth-cache 1 --release-key ;;
+  job27w1) bench_job job27w1 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
+    --mem-budget 110G --synth-cache 1 --provers 1 ;;
   pipe24)
     bench_job pipe24_all 280 --constraints 16777216 --partitions 4 -c 4 -j 2 --synth-threads 14 --mem-budget 64G
     CUDA_VISIBLE_DEVICES=0 bench_job pipe24_one 280 --constraints 16777216 --partitions 4 -c 4 -j 2 \

@@ -748,6 +748,57 @@ static void test_glv_slices(void)
     CHECK(pipeline_plan_glv_slices(&one, need_arena, 0, &pk, &digits, &arena_one) >= 1 && !arena_one);
 }
 
+/* The key streamed: each MSM runs chunk by chunk, so its scratch is a chunk's, whatever
+ * the domain. A 2^27 key shaped like run 107's synthetic circuit (every wire in A, 24.3%
+ * in B) does not fit with one resident partition in an 80 GB card's default budget (95%
+ * of 79.2 GiB), and its streamed partitions fit twice: two workers, the key streamed
+ * (the model with whole MSMs' scratch left one). A partition of twice the domain adds its
+ * vectors alone, and a smaller chunk shrinks it. */
+static void test_streamed_plan(void)
+{
+    static const uint64_t dummy_density[1];
+    const char *had = getenv("G16_GPU_STREAM_CHUNK");
+    char *saved = had ? strdup(had) : NULL;
+    unsetenv("G16_GPU_STREAM_CHUNK");
+    groth16_prover_key pk[2];
+    uint64_t streamed[2], vectors[2];
+    for (int i = 0; i < 2; i++) {
+        memset(&pk[i], 0, sizeof pk[i]);
+        pk[i].log2_domain = 27 + i;
+        pk[i].domain_size = (size_t)1 << pk[i].log2_domain;
+        pk[i].n_vars = pk[i].domain_size - ((size_t)934786 << i);
+        pk[i].n_public = 16;
+        pk[i].density_b = dummy_density;
+        pk[i].n_b = (size_t)32400000 << i;
+        pk[i].n_a = pk[i].n_vars;
+        streamed[i] = backend_partition_device_bytes(&pk[i], true, false, 0, false);
+        vectors[i] = (3 * (uint64_t)pk[i].domain_size + pk[i].n_vars + pk[i].n_b) * 32;
+    }
+    uint64_t key = backend_key_device_bytes(&pk[0]);
+    uint64_t plain = backend_partition_device_bytes(&pk[0], false, false, 0, false);
+    uint64_t budget = (uint64_t)(79.2 * 1073741824.0) / 20 * 19;
+    pipeline_device_plan p;
+    CHECK(key + plain > budget && streamed[0] < plain);
+    if (!CHECK(pipeline_plan_device(&p, budget, 0, key, plain, streamed[0], 2, BACKEND_KEY_AUTO) &&
+               p.placement == BACKEND_KEY_STREAMED && p.workers == 2))
+        printf("  key %.2f GiB, partition %.2f GiB resident, %.2f streamed: %u worker(s)\n",
+               key / 1073741824.0, plain / 1073741824.0, streamed[0] / 1073741824.0, p.workers);
+    uint64_t grown = streamed[1] - streamed[0], want = vectors[1] - vectors[0];
+    want += want / 16;
+    if (!CHECK(grown + 2 >= want && grown <= want + 2))
+        printf("  2^28 against 2^27: %llu bytes more, the vectors %llu\n",
+               (unsigned long long)grown, (unsigned long long)want);
+    setenv("G16_GPU_STREAM_CHUNK", "100663296", 1); /* 96 MiB */
+    CHECK(backend_stream_chunk_bytes() == 100663296 &&
+          backend_partition_device_bytes(&pk[0], true, false, 0, false) < streamed[0]);
+    if (saved) {
+        setenv("G16_GPU_STREAM_CHUNK", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("G16_GPU_STREAM_CHUNK");
+    }
+}
+
 static void test_device_plan(void)
 {
     pipeline_device_plan p;
@@ -786,6 +837,7 @@ static void test_device_plan(void)
     CHECK(!pipeline_plan_glv(&p, 100, 40, 50, 4, 22));
     CHECK(p.placement == BACKEND_KEY_STREAMED && p.reserved == 50);
     test_glv_slices();
+    test_streamed_plan();
 }
 
 int main(void)

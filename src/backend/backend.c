@@ -159,24 +159,46 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
      * The pool rounds each block up to 1/8 of its power of two (cuda_ctx.cuh): 1/16 more
      * on average, counted on the whole (run 63: the model without it was 2.2 GB under
      * the measured pool of a 2^27 partition). */
-    uint64_t m2 = pk->density_b ? pk->n_b : nv, m1 = nv > n ? nv : n;
-    uint64_t hd = glv ? 2 * n : n, g1 = msm_group_digits(hd), g2 = msm_group_digits(m2);
+    uint64_t m2 = pk->density_b ? pk->n_b : nv, m1 = nv > n ? nv : n, mh = n, credit = 32 * n;
+    uint64_t chunk = key_streamed ? backend_stream_chunk_bytes() : 0;
+    if (key_streamed) {
+        /* Each MSM runs chunk by chunk (backend_cuda.c, msm_streamed_g1/g2), without GLV
+         * (no table for host points), so its scratch is a chunk's: at a 2^27 partition
+         * 38.9 GiB by the whole MSMs' scratch against 26.5 GiB measured (run 107), which
+         * cost an 80 GB card its second worker. The chunks' buffers may take b's and c's
+         * blocks in the pool; they are counted apart, and the canonical scalars get no
+         * block of b's, to stay on the safe side. */
+        uint64_t c1 = chunk / 96, c2 = chunk / 192;
+        mh = mh < c1 ? mh : c1;
+        m1 = m1 < c1 ? m1 : c1;
+        m2 = m2 < c2 ? m2 : c2;
+        glv = false;
+        credit = 0;
+    }
+    uint64_t hd = glv ? 2 * mh : mh, g1 = msm_group_digits(hd), g2 = msm_group_digits(m2);
     uint64_t h1 = slice_digits && slice_digits < g1 ? slice_digits : g1;
     uint64_t h2 = slice_digits && slice_digits < g2 ? slice_digits : g2;
     const uint64_t planned = 2 * GIB; /* BA_CHUNK_BYTES_PLANNED */
-    uint64_t g1_msm = (32 + 9) * n + (12 + 8) * hd + 8 * g1 + (arena ? 0 : rounds_bytes(h1, false, planned)) +
-                      ((uint64_t)(n > (1u << 24) ? 5 : 1) << 28) - 32 * n;
+    uint64_t g1_msm = (32 + 9) * mh + (12 + 8) * hd + 8 * g1 + (arena ? 0 : rounds_bytes(h1, false, planned)) +
+                      ((uint64_t)(mh > (1u << 24) ? 5 : 1) << 28) - credit;
     uint64_t g2_msm = (32 + 9 + 12 + 8) * m2 + 8 * g2 + (arena ? 0 : rounds_bytes(h2, true, planned)) +
                       ((uint64_t)(m2 > (1u << 24) ? 5 : 1) << 29);
     uint64_t p1 = (uint64_t)1 << 26, p2 = (uint64_t)1 << 25; /* BA_LIST_PIECE_BYTES */
-    uint64_t ones1 = (32 + 9) * m1 - 32 * n + rounds_bytes(m1 < p1 ? m1 : p1, false, 4 * GIB);
+    uint64_t ones1 = (32 + 9) * m1 - credit + rounds_bytes(m1 < p1 ? m1 : p1, false, 4 * GIB);
     uint64_t ones2 = (32 + 9 + 12 + 8) * m2 + rounds_bytes(m2 < p2 ? m2 : p2, true, 4 * GIB);
     uint64_t msm = g1_msm > g2_msm ? g1_msm : g2_msm;
     msm = ones1 > msm ? ones1 : msm;
     msm = ones2 > msm ? ones2 : msm;
     uint64_t bytes = (3 * n + nv + na + nb) * 32 + msm;
     bytes += bytes / 16;
-    return bytes + (key_streamed ? 2 * BACKEND_STREAM_CHUNK_BYTES : 0);
+    return bytes + 2 * chunk;
+}
+
+uint64_t backend_stream_chunk_bytes(void)
+{
+    const char *env = getenv("G16_GPU_STREAM_CHUNK");
+    long long v = env ? atoll(env) : 0;
+    return v >= 192 ? (uint64_t)v : BACKEND_STREAM_CHUNK_BYTES;
 }
 
 uint64_t backend_msm_arena_bytes(const groth16_prover_key *pk, bool glv)

@@ -39,6 +39,9 @@ typedef struct backend backend;
  *             use small chunks to cross many chunk boundaries). */
 typedef enum { BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT, BACKEND_KEY_STREAMED } backend_key_placement;
 #define BACKEND_STREAM_CHUNK_BYTES (1536ull << 20)
+/* The chunk in effect: G16_GPU_STREAM_CHUNK when it holds at least 192 bytes (two G1
+ * points), else BACKEND_STREAM_CHUNK_BYTES. */
+uint64_t backend_stream_chunk_bytes(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
 bool backend_key_placement_parse(backend_key_placement *p, const char *name);
@@ -54,7 +57,8 @@ void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND
 
 /* Device bytes of a key's points (A, B1, B2, C, H), and what one partition needs on a
  * device besides them: its vectors and the largest MSM's scratch, plus the two chunk
- * buffers when the key is streamed. Estimates for admission (pipeline.h). */
+ * buffers when the key is streamed (each MSM's scratch then a chunk's, not the whole
+ * MSM's: it runs chunk by chunk). Estimates for admission (pipeline.h). */
 uint64_t backend_key_device_bytes(const groth16_prover_key *pk);
 /* glv: H's MSM by GLV (backend.msm_glv); slice_digits: the MSMs' windows cut into slices
  * of about that many digits (backend.msm_slice_digits; 0: whole windows); arena: the

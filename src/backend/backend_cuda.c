@@ -149,13 +149,6 @@ typedef struct {
     size_t bytes;
 } key_points;
 
-static size_t stream_chunk_bytes(void)
-{
-    const char *env = getenv("G16_GPU_STREAM_CHUNK");
-    long long v = env ? atoll(env) : 0;
-    return v >= 192 ? (size_t)v : (size_t)BACKEND_STREAM_CHUNK_BYTES;
-}
-
 /* r = sum k_i P_i with P in host memory: chunk k + 1 goes up on the copy stream while
  * chunk k's MSM runs, into the other of two device buffers (a buffer is refilled only
  * after the MSM that read it has returned). Each chunk is a whole MSM (its own scalar
@@ -166,7 +159,7 @@ static size_t stream_chunk_bytes(void)
                                        const uint8_t *scalars_dev, size_t n, bool mont)     \
     {                                                                                       \
         cuda_ctx *ctx = bs->ctx;                                                            \
-        size_t chunk = stream_chunk_bytes() / (POINT_BYTES), len0 = n < chunk ? n : chunk;  \
+        size_t chunk = backend_stream_chunk_bytes() / (POINT_BYTES), len0 = n < chunk ? n : chunk;  \
         void *buf[2] = {NULL, NULL};                                                        \
         cuda_msm_info sum = {0}, part;                                                      \
         G##_set_infinity(r);                                                                \
