@@ -35,6 +35,8 @@
 #              a 64G budget (issue 7's <= 64 GiB)
 #   job27c3    job27 with the streamed key's chunks of 3 GiB (G16_GPU_STREAM_CHUNK; 1.5 GiB
 #              by default): 2^25 G1 points a chunk's MSM
+#   job27g     job27 with H's streamed chunks by GLV, each chunk's table made beside it
+#              (G16_GPU_STREAM_GLV=1)
 #   job27w1    job27 with one GPU worker (--provers 1): on an 80 GB card, where the key
 #              streams, the plan before session 37 (its model of a streamed partition
 #              left room for one), against job27's two
@@ -489,6 +491,8 @@ for step in "${steps[@]}"; do
   job27r) bench_job job27r 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 64G --synth-cache 1 --release-key ;;
   job27c3) G16_GPU_STREAM_CHUNK=3221225472 bench_job job27c3 580 --constraints 134217728 \
+    --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
+  job27g) G16_GPU_STREAM_GLV=1 bench_job job27g 580 --constraints 134217728 \
     --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
   job27w1) bench_job job27w1 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 --provers 1 ;;

@@ -760,6 +760,7 @@ static void test_streamed_plan(void)
     const char *had = getenv("G16_GPU_STREAM_CHUNK");
     char *saved = had ? strdup(had) : NULL;
     unsetenv("G16_GPU_STREAM_CHUNK");
+    unsetenv("G16_GPU_STREAM_GLV");
     groth16_prover_key pk[2];
     uint64_t streamed[2], vectors[2];
     for (int i = 0; i < 2; i++) {
@@ -788,6 +789,14 @@ static void test_streamed_plan(void)
     if (!CHECK(grown + 2 >= want && grown <= want + 2))
         printf("  2^28 against 2^27: %llu bytes more, the vectors %llu\n",
                (unsigned long long)grown, (unsigned long long)want);
+    /* H's chunks by GLV: their digits twice as many, and their tables. At chunks of 3 GiB
+     * (2^25 G1 points) H's MSM is the largest (at 1.5 GiB B2's G2 chunks are). */
+    setenv("G16_GPU_STREAM_CHUNK", "3221225472", 1);
+    uint64_t plain3 = backend_partition_device_bytes(&pk[0], true, false, 0, false);
+    setenv("G16_GPU_STREAM_GLV", "1", 1);
+    CHECK(backend_stream_glv() && plain3 > streamed[0] &&
+          backend_partition_device_bytes(&pk[0], true, false, 0, false) > plain3);
+    unsetenv("G16_GPU_STREAM_GLV");
     setenv("G16_GPU_STREAM_CHUNK", "100663296", 1); /* 96 MiB */
     CHECK(backend_stream_chunk_bytes() == 100663296 &&
           backend_partition_device_bytes(&pk[0], true, false, 0, false) < streamed[0]);

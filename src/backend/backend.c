@@ -159,11 +159,12 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
      * The pool rounds each block up to 1/8 of its power of two (cuda_ctx.cuh): 1/16 more
      * on average, counted on the whole (run 63: the model without it was 2.2 GB under
      * the measured pool of a 2^27 partition). */
-    uint64_t m2 = pk->density_b ? pk->n_b : nv, m1 = nv > n ? nv : n, mh = n, credit = 32 * n;
+    uint64_t m2 = pk->density_b ? pk->n_b : nv, m1 = nv > n ? nv : n, mh = n, credit = 32 * n, phi = 0;
     uint64_t chunk = key_streamed ? backend_stream_chunk_bytes() : 0;
     if (key_streamed) {
         /* Each MSM runs chunk by chunk (backend_cuda.c, msm_streamed_g1/g2), without GLV
-         * (no table for host points), so its scratch is a chunk's: at a 2^27 partition
+         * unless H's chunks make their tables (backend_stream_glv), so its scratch is a
+         * chunk's (and, for H by GLV, the chunk's table): at a 2^27 partition
          * 38.9 GiB by the whole MSMs' scratch against 26.5 GiB measured (run 107), which
          * cost an 80 GB card its second worker. The chunks' buffers may take b's and c's
          * blocks in the pool; they are counted apart, and the canonical scalars get no
@@ -172,15 +173,16 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
         mh = mh < c1 ? mh : c1;
         m1 = m1 < c1 ? m1 : c1;
         m2 = m2 < c2 ? m2 : c2;
-        glv = false;
+        glv = backend_stream_glv(); /* H's chunks by GLV, their tables beside them */
         credit = 0;
+        phi = glv ? 48 * mh : 0;
     }
     uint64_t hd = glv ? 2 * mh : mh, g1 = msm_group_digits(hd), g2 = msm_group_digits(m2);
     uint64_t h1 = slice_digits && slice_digits < g1 ? slice_digits : g1;
     uint64_t h2 = slice_digits && slice_digits < g2 ? slice_digits : g2;
     const uint64_t planned = 2 * GIB; /* BA_CHUNK_BYTES_PLANNED */
     uint64_t g1_msm = (32 + 9) * mh + (12 + 8) * hd + 8 * g1 + (arena ? 0 : rounds_bytes(h1, false, planned)) +
-                      ((uint64_t)(mh > (1u << 24) ? 5 : 1) << 28) - credit;
+                      ((uint64_t)(mh > (1u << 24) ? 5 : 1) << 28) + phi - credit;
     uint64_t g2_msm = (32 + 9 + 12 + 8) * m2 + 8 * g2 + (arena ? 0 : rounds_bytes(h2, true, planned)) +
                       ((uint64_t)(m2 > (1u << 24) ? 5 : 1) << 29);
     uint64_t p1 = (uint64_t)1 << 26, p2 = (uint64_t)1 << 25; /* BA_LIST_PIECE_BYTES */
@@ -192,6 +194,12 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
     uint64_t bytes = (3 * n + nv + na + nb) * 32 + msm;
     bytes += bytes / 16;
     return bytes + 2 * chunk;
+}
+
+bool backend_stream_glv(void)
+{
+    const char *env = getenv("G16_GPU_STREAM_GLV");
+    return env && !strcmp(env, "1");
 }
 
 uint64_t backend_stream_chunk_bytes(void)

@@ -42,6 +42,9 @@ typedef enum { BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT, BACKEND_KEY_STREAMED } ba
 /* The chunk in effect: G16_GPU_STREAM_CHUNK when it holds at least 192 bytes (two G1
  * points), else BACKEND_STREAM_CHUNK_BYTES. */
 uint64_t backend_stream_chunk_bytes(void);
+/* Whether H's MSM over a streamed key makes each chunk's GLV table (G16_GPU_STREAM_GLV=1;
+ * off by default until measured), which backend_partition_device_bytes then counts. */
+bool backend_stream_glv(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
 bool backend_key_placement_parse(backend_key_placement *p, const char *name);

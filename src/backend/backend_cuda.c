@@ -152,15 +152,19 @@ typedef struct {
 /* r = sum k_i P_i with P in host memory: chunk k + 1 goes up on the copy stream while
  * chunk k's MSM runs, into the other of two device buffers (a buffer is refilled only
  * after the MSM that read it has returned). Each chunk is a whole MSM (its own scalar
- * mix, window width and bucket reduction); the chunks' points are added here. */
-#define DEFINE_STREAMED_MSM(G, POINT_BYTES)                                                 \
+ * mix, window width and bucket reduction); the chunks' points are added here. glv (H's
+ * dense MSM, backend_stream_glv): each chunk's GLV table made beside it, one product a
+ * point, so that the chunk's MSM may take GLV's windows (cuda_msm.cu, glv_use). */
+#define DEFINE_STREAMED_MSM(G, GROUP, POINT_BYTES)                                          \
     static g16_status msm_streamed_##G(cuda_backend_state *bs, G##_jac_t *r,               \
                                        cuda_msm_info *info, const uint8_t *host,            \
-                                       const uint8_t *scalars_dev, size_t n, bool mont)     \
+                                       const uint8_t *scalars_dev, size_t n, bool mont,     \
+                                       bool glv)                                            \
     {                                                                                       \
         cuda_ctx *ctx = bs->ctx;                                                            \
-        size_t chunk = backend_stream_chunk_bytes() / (POINT_BYTES), len0 = n < chunk ? n : chunk;  \
-        void *buf[2] = {NULL, NULL};                                                        \
+        size_t chunk = backend_stream_chunk_bytes() / (POINT_BYTES);                        \
+        size_t len0 = n < chunk ? n : chunk;                                                \
+        void *buf[2] = {NULL, NULL}, *phi = NULL;                                           \
         cuda_msm_info sum = {0}, part;                                                      \
         G##_set_infinity(r);                                                                \
         if (n == 0) {                                                                       \
@@ -173,6 +177,7 @@ typedef struct {
         g16_status st;                                                                      \
         if ((st = cuda_ctx_alloc(ctx, &buf[0], len0 * (POINT_BYTES))) ||                    \
             (st = cuda_ctx_alloc(ctx, &buf[1], len0 * (POINT_BYTES))) ||                    \
+            (glv && (st = cuda_ctx_alloc(ctx, &phi, len0 * (POINT_BYTES) / 2))) ||          \
             (st = cuda_ctx_upload_slot(ctx, 0, buf[0], host, len0 * (POINT_BYTES))))        \
             goto out;                                                                       \
         for (size_t off = 0, k = 0; off < n; off += chunk, k++) {                           \
@@ -183,10 +188,17 @@ typedef struct {
                                            (n - next < chunk ? n - next : chunk) *          \
                                                (POINT_BYTES))))                             \
                 goto out;                                                                   \
-            double up_ms = 0;                                                               \
+            double up_ms = 0, phi_ms = 0;                                                   \
             G##_jac_t p, t;                                                                 \
-            if ((st = cuda_ctx_wait_slot(ctx, (int)(k & 1), &up_ms)) ||                     \
-                (st = backend_cuda_msm_##G(ctx, &p, &part, buf[k & 1], NULL, NULL,          \
+            if ((st = cuda_ctx_wait_slot(ctx, (int)(k & 1), &up_ms)))                       \
+                goto out;                                                                   \
+            if (glv) { /* synchronous: its time is the kernel's */                          \
+                phi_ms = clock_ms();                                                        \
+                if ((st = cuda_msm_phi_table(ctx, GROUP, phi, buf[k & 1], len)))            \
+                    goto out;                                                               \
+                phi_ms = clock_ms() - phi_ms;                                               \
+            }                                                                               \
+            if ((st = backend_cuda_msm_##G(ctx, &p, &part, buf[k & 1], phi, NULL,           \
                                            scalars_dev + off * 32, len, mont)))             \
                 goto out;                                                                   \
             G##_add(&t, r, &p);                                                             \
@@ -198,12 +210,12 @@ typedef struct {
             sum.window_bits = part.window_bits;                                             \
             sum.windows = part.windows;                                                     \
             sum.ms_upload += up_ms;                                                         \
-            sum.ms_classify += part.ms_classify;                                            \
+            sum.ms_classify += part.ms_classify + phi_ms; /* the table: before classify */  \
             sum.ms_ones += part.ms_ones;                                                    \
             sum.ms_sort += part.ms_sort;                                                    \
             sum.ms_accumulate += part.ms_accumulate;                                        \
             sum.ms_reduce += part.ms_reduce;                                                \
-            sum.ms_total += part.ms_total;                                                  \
+            sum.ms_total += part.ms_total + phi_ms;                                         \
         }                                                                                   \
     out:                                                                                    \
         if (st) { /* a queued copy may still write into a buffer: let it land first */      \
@@ -213,12 +225,13 @@ typedef struct {
         }                                                                                   \
         cuda_ctx_release(ctx, buf[0]);                                                      \
         cuda_ctx_release(ctx, buf[1]);                                                      \
+        cuda_ctx_release(ctx, phi);                                                         \
         if (info)                                                                           \
             *info = sum;                                                                    \
         return st;                                                                          \
     }
-DEFINE_STREAMED_MSM(g1, 96)
-DEFINE_STREAMED_MSM(g2, 192)
+DEFINE_STREAMED_MSM(g1, 1, 96)
+DEFINE_STREAMED_MSM(g2, 2, 192)
 
 /* phi: the resident bases' GLV table (backend.msm_glv), or NULL. */
 static g16_status msm_key_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_msm_info *info,
@@ -226,14 +239,14 @@ static g16_status msm_key_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_msm_info 
                              size_t n, bool mont)
 {
     return k->dev ? backend_cuda_msm_g1(bs->ctx, r, info, k->dev, phi, NULL, scalars_dev, n, mont)
-                  : msm_streamed_g1(bs, r, info, k->host, scalars_dev, n, mont);
+                  : msm_streamed_g1(bs, r, info, k->host, scalars_dev, n, mont, false);
 }
 
 static g16_status msm_key_g2(cuda_backend_state *bs, g2_jac_t *r, cuda_msm_info *info,
                              const key_points *k, const void *scalars_dev, size_t n, bool mont)
 {
     return k->dev ? backend_cuda_msm_g2(bs->ctx, r, info, k->dev, NULL, NULL, scalars_dev, n, mont)
-                  : msm_streamed_g2(bs, r, info, k->host, scalars_dev, n, mont);
+                  : msm_streamed_g2(bs, r, info, k->host, scalars_dev, n, mont, false);
 }
 
 /* A G1 MSM over the resident key's points k whose classification of the scalars is kept
@@ -451,7 +464,9 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     cuda_ctx_set_msm_slice_points(ctx, h_phi && be->msm_slice_digits ? be->msm_slice_digits
                                                                      : SIZE_MAX);
     cuda_ctx_set_msm_arena(ctx, be->msm_arena);
-    if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
+    if ((st = bs->streamed && backend_stream_glv()
+                  ? msm_streamed_g1(bs, &out->h, &info, keys[KH].host, da, n, true, true)
+                  : msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
     /* With the key resident, A and C share one classification of the witness (C's
