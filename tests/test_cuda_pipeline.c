@@ -261,6 +261,8 @@ int main(void)
                ss.device_peak_bytes / 1048576.0);
         /* Only the density bitmaps of the gathers are resident. */
         CHECK(ss.key_streamed && ss.key_stream_pinned && ss.partitions_proved == 2);
+        /* G16_GPU_STREAM_CHUNK's chunk, not the plan's doubled default. */
+        CHECK(ss.key_stream_chunk == 192000);
         CHECK(ss.device_resident_bytes < backend_key_device_bytes(&k.pk) / 100);
         CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
         pipeline_free(pl);

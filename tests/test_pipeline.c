@@ -692,20 +692,20 @@ static void test_glv_slices(void)
     pk.density_a = pk.density_b = dummy_density;
     pk.n_a = pk.n_b = 38300000;
     uint64_t key = backend_key_device_bytes(&pk), table = backend_glv_table_bytes(&pk);
-    uint64_t plain = backend_partition_device_bytes(&pk, false, false, 0, false);
+    uint64_t plain = backend_partition_device_bytes(&pk, 0, false, 0, false);
     uint64_t need[BACKEND_GLV_MAX_SLICES + 1];
     CHECK(backend_glv_slice_digits(&pk, 1) == 0 && backend_glv_slice_digits(&pk, 2) == pk.domain_size &&
           backend_glv_slice_digits(&pk, 3) == (2 * pk.domain_size + 2) / 3);
     for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
         need[k] = key + table +
-                  2 * backend_partition_device_bytes(&pk, false, true, backend_glv_slice_digits(&pk, k), false);
+                  2 * backend_partition_device_bytes(&pk, 0, true, backend_glv_slice_digits(&pk, k), false);
         if (k > 1)
             CHECK(need[k] < need[k - 1]);
     }
     /* The arena: one set of whole windows' buffers (4 GiB chunks) for both workers, each
      * partition without them. */
     uint64_t arena = backend_msm_arena_bytes(&pk, true);
-    uint64_t part_arena = backend_partition_device_bytes(&pk, false, true, 0, true);
+    uint64_t part_arena = backend_partition_device_bytes(&pk, 0, true, 0, true);
     uint64_t need_arena = key + table + arena + 2 * part_arena;
     CHECK(arena > 72 * 2 * pk.domain_size && part_arena < plain);
     /* Whole GLV windows take more than the plain MSM; slices or the arena bring it down. */
@@ -772,11 +772,11 @@ static void test_streamed_plan(void)
         pk[i].density_b = dummy_density;
         pk[i].n_b = (size_t)32400000 << i;
         pk[i].n_a = pk[i].n_vars;
-        streamed[i] = backend_partition_device_bytes(&pk[i], true, false, 0, false);
+        streamed[i] = backend_partition_device_bytes(&pk[i], backend_stream_chunk_bytes(), false, 0, false);
         vectors[i] = (3 * (uint64_t)pk[i].domain_size + pk[i].n_vars + pk[i].n_b) * 32;
     }
     uint64_t key = backend_key_device_bytes(&pk[0]);
-    uint64_t plain = backend_partition_device_bytes(&pk[0], false, false, 0, false);
+    uint64_t plain = backend_partition_device_bytes(&pk[0], 0, false, 0, false);
     uint64_t budget = (uint64_t)(79.2 * 1073741824.0) / 20 * 19;
     pipeline_device_plan p;
     CHECK(key + plain > budget && streamed[0] < plain);
@@ -784,6 +784,20 @@ static void test_streamed_plan(void)
                p.placement == BACKEND_KEY_STREAMED && p.workers == 2))
         printf("  key %.2f GiB, partition %.2f GiB resident, %.2f streamed: %u worker(s)\n",
                key / 1073741824.0, plain / 1073741824.0, streamed[0] / 1073741824.0, p.workers);
+    /* Chunks twice the default where both workers still fit: at 75.2 GiB they do, at 60
+     * GiB (2 x 28.81 but not 2 x 32.31) they do not; a resident plan keeps its chunk. */
+    uint64_t chunk = backend_stream_chunk_bytes(), reserved = p.reserved;
+    uint64_t wide = 2 * backend_partition_device_bytes(&pk[0], 2 * chunk, false, 0, false);
+    CHECK(pipeline_plan_stream_chunk(&p, budget, 0, &pk[0], chunk) == 2 * chunk &&
+          p.reserved == wide && wide > reserved && wide <= budget);
+    uint64_t tight = (uint64_t)60 << 30;
+    CHECK(pipeline_plan_device(&p, tight, 0, key, plain, streamed[0], 2, BACKEND_KEY_AUTO) &&
+          p.workers == 2 && p.reserved == reserved &&
+          pipeline_plan_stream_chunk(&p, tight, 0, &pk[0], chunk) == chunk && p.reserved == reserved);
+    CHECK(pipeline_plan_stream_chunk(&p, 0, 0, &pk[0], chunk) == chunk);
+    pipeline_device_plan resident = {BACKEND_KEY_RESIDENT, 2, 90};
+    CHECK(pipeline_plan_stream_chunk(&resident, budget, 0, &pk[0], chunk) == chunk &&
+          resident.reserved == 90);
     uint64_t grown = streamed[1] - streamed[0], want = vectors[1] - vectors[0];
     want += want / 16;
     if (!CHECK(grown + 2 >= want && grown <= want + 2))
@@ -792,14 +806,14 @@ static void test_streamed_plan(void)
     /* H's chunks by GLV: their digits twice as many, and their tables. At chunks of 3 GiB
      * (2^25 G1 points) H's MSM is the largest (at 1.5 GiB B2's G2 chunks are). */
     setenv("G16_GPU_STREAM_CHUNK", "3221225472", 1);
-    uint64_t plain3 = backend_partition_device_bytes(&pk[0], true, false, 0, false);
+    uint64_t plain3 = backend_partition_device_bytes(&pk[0], backend_stream_chunk_bytes(), false, 0, false);
     setenv("G16_GPU_STREAM_GLV", "1", 1);
     CHECK(backend_stream_glv() && plain3 > streamed[0] &&
-          backend_partition_device_bytes(&pk[0], true, false, 0, false) > plain3);
+          backend_partition_device_bytes(&pk[0], backend_stream_chunk_bytes(), false, 0, false) > plain3);
     unsetenv("G16_GPU_STREAM_GLV");
     setenv("G16_GPU_STREAM_CHUNK", "100663296", 1); /* 96 MiB */
     CHECK(backend_stream_chunk_bytes() == 100663296 &&
-          backend_partition_device_bytes(&pk[0], true, false, 0, false) < streamed[0]);
+          backend_partition_device_bytes(&pk[0], backend_stream_chunk_bytes(), false, 0, false) < streamed[0]);
     if (saved) {
         setenv("G16_GPU_STREAM_CHUNK", saved, 1);
         free(saved);
@@ -847,6 +861,12 @@ static void test_device_plan(void)
     CHECK(p.placement == BACKEND_KEY_STREAMED && p.reserved == 50);
     test_glv_slices();
     test_streamed_plan();
+    /* Workers per GPU by default: two only while a slot is left to fill beside them. */
+    CHECK(pipeline_default_gpu_workers(0, 1) == 1 && pipeline_default_gpu_workers(1, 1) == 1 &&
+          pipeline_default_gpu_workers(2, 1) == 1 && pipeline_default_gpu_workers(3, 1) == 2 &&
+          pipeline_default_gpu_workers(10, 1) == 2 && pipeline_default_gpu_workers(3, 2) == 1 &&
+          pipeline_default_gpu_workers(4, 2) == 1 && pipeline_default_gpu_workers(5, 2) == 2 &&
+          pipeline_default_gpu_workers(2, 0) == 1);
 }
 
 int main(void)

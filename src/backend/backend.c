@@ -130,9 +130,10 @@ static uint64_t rounds_bytes(uint64_t h, bool g2, uint64_t chunk)
 
 static const uint64_t GIB = (uint64_t)1 << 30;
 
-uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
+uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t stream_chunk,
                                         bool glv, uint64_t slice_digits, bool arena)
 {
+    const bool key_streamed = stream_chunk != 0;
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     /* The A and B scalars are gathered into buffers of their own only when the key
      * leaves wires out (backend_cuda.c: a_whole, b_whole). */
@@ -160,7 +161,7 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_s
      * on average, counted on the whole (run 63: the model without it was 2.2 GB under
      * the measured pool of a 2^27 partition). */
     uint64_t m2 = pk->density_b ? pk->n_b : nv, m1 = nv > n ? nv : n, mh = n, credit = 32 * n, phi = 0;
-    uint64_t chunk = key_streamed ? backend_stream_chunk_bytes() : 0;
+    uint64_t chunk = stream_chunk;
     if (key_streamed) {
         /* Each MSM runs chunk by chunk (backend_cuda.c, msm_streamed_g1/g2), without GLV
          * unless H's chunks make their tables (backend_stream_glv), so its scratch is a

@@ -39,8 +39,8 @@ typedef struct backend backend;
  *             use small chunks to cross many chunk boundaries). */
 typedef enum { BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT, BACKEND_KEY_STREAMED } backend_key_placement;
 #define BACKEND_STREAM_CHUNK_BYTES (1536ull << 20)
-/* The chunk in effect: G16_GPU_STREAM_CHUNK when it holds at least 192 bytes (two G1
- * points), else BACKEND_STREAM_CHUNK_BYTES. */
+/* The chunk when no plan chose one: G16_GPU_STREAM_CHUNK when it holds at least 192 bytes
+ * (two G1 points), else BACKEND_STREAM_CHUNK_BYTES. */
 uint64_t backend_stream_chunk_bytes(void);
 /* Whether H's MSM over a streamed key makes each chunk's GLV table (G16_GPU_STREAM_GLV=1;
  * off by default until measured), which backend_partition_device_bytes then counts. */
@@ -63,11 +63,12 @@ void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND
  * buffers when the key is streamed (each MSM's scratch then a chunk's, not the whole
  * MSM's: it runs chunk by chunk). Estimates for admission (pipeline.h). */
 uint64_t backend_key_device_bytes(const groth16_prover_key *pk);
-/* glv: H's MSM by GLV (backend.msm_glv); slice_digits: the MSMs' windows cut into slices
+/* stream_chunk: 0 with the key resident, else the streamed key's chunk in bytes
+ * (backend.stream_chunk_bytes); glv: H's MSM by GLV (backend.msm_glv); slice_digits: the MSMs' windows cut into slices
  * of about that many digits (backend.msm_slice_digits; 0: whole windows); arena: the
  * MSMs' rounds take their largest buffers from the device's arena (backend.msm_arena),
  * which backend_msm_arena_bytes counts once per device, not here. */
-uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, bool key_streamed,
+uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t stream_chunk,
                                         bool glv, uint64_t slice_digits, bool arena);
 /* Device bytes of the MSM arena (backend.msm_arena): the largest MSM's rounds' point
  * buffers and pair chunk, windows whole, held once per device and taken by its workers in
@@ -132,6 +133,9 @@ struct backend {
      * instead of from each worker's pool, so that H's windows go through whole where two
      * workers' own buffers would need slices. Set with msm_glv. */
     bool msm_arena;
+    /* The streamed key's chunk in bytes (0: backend_stream_chunk_bytes). The pipeline sets
+     * twice the default where that costs no worker (pipeline_plan_stream_chunk). */
+    uint64_t stream_chunk_bytes;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

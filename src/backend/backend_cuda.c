@@ -137,6 +137,7 @@ typedef struct {
     cuda_ctx *ctx;
     bool streamed;       /* the last partition streamed the key */
     bool pin_failed;     /* an array of a streamed key could not be pinned (sticky) */
+    uint64_t stream_chunk; /* the streamed key's chunk (backend.stream_chunk_bytes) */
     uint64_t streamed_bytes;
 } cuda_backend_state;
 
@@ -162,7 +163,7 @@ typedef struct {
                                        bool glv)                                            \
     {                                                                                       \
         cuda_ctx *ctx = bs->ctx;                                                            \
-        size_t chunk = backend_stream_chunk_bytes() / (POINT_BYTES);                        \
+        size_t chunk = bs->stream_chunk / (POINT_BYTES);                                    \
         size_t len0 = n < chunk ? n : chunk;                                                \
         void *buf[2] = {NULL, NULL}, *phi = NULL;                                           \
         cuda_msm_info sum = {0}, part;                                                      \
@@ -322,7 +323,7 @@ static bool key_streams(backend *be, const key_points *pts, size_t count,
     if (m.resident_bytes >= need)
         return false; /* resident already (cuda_ctx_resident finds the arrays) */
     uint64_t free_bytes = m.device_total - m.device_used + m.pool_bytes;
-    uint64_t part = backend_partition_device_bytes(pk, false, be->msm_glv, be->msm_slice_digits,
+    uint64_t part = backend_partition_device_bytes(pk, 0, be->msm_glv, be->msm_slice_digits,
                                                    be->msm_arena);
     uint64_t arena = be->msm_arena ? backend_msm_arena_bytes(pk, be->msm_glv) : 0;
     if (arena > m.arena_bytes) /* the arena still to grow */
@@ -398,6 +399,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     key_points keys[5];
     key_arrays(keys, pk);
     bs->streamed = key_streams(be, keys, 5, pk);
+    bs->stream_chunk = be->stream_chunk_bytes ? be->stream_chunk_bytes : backend_stream_chunk_bytes();
     size_t resident_before = cuda_ctx_resident_bytes(ctx);
     for (int k = 0; k < 5 && !bs->streamed; k++)
         if ((st = cuda_ctx_resident(ctx, &keys[k].dev, keys[k].host, keys[k].bytes)))

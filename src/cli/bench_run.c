@@ -252,12 +252,13 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
         human_bytes(dpeak, sizeof dpeak, ps->device_peak_bytes);
         human_bytes(pool, sizeof pool, ps->device_pool_bytes);
         human_bytes(key, sizeof key, ps->device_resident_bytes);
-        char where[160];
+        char where[224];
         if (ps->key_streamed)
             snprintf(where, sizeof where,
-                     "key streamed from %s host memory for every MSM (pinned at start-up in "
-                     "%.1f s)", ps->key_stream_pinned ? "pinned" : "pageable (not pinnable)",
-                     ps->key_prepare_ms / 1e3);
+                     "key streamed from %s host memory for every MSM in chunks of %.2f GiB "
+                     "(pinned at start-up in %.1f s)",
+                     ps->key_stream_pinned ? "pinned" : "pageable (not pinnable)",
+                     ps->key_stream_chunk / 1073741824.0, ps->key_prepare_ms / 1e3);
         else
             snprintf(where, sizeof where, "key resident %s", key);
         char arena[64] = "";

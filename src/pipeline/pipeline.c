@@ -82,6 +82,7 @@ struct pipeline {
     unsigned msm_slices;                 /* ... its windows in this many slices (1: whole) */
     uint64_t msm_slice_digits;           /* ... of about this many digits (0: whole) */
     bool msm_arena;                      /* ... the rounds' buffers in a device arena */
+    uint64_t stream_chunk;               /* GPU, key streamed: its chunk in bytes */
     uint64_t device_reserved;            /* GPU: bytes per device it holds in the ledger */
     char description[1024];
     pthread_mutex_t lock;
@@ -542,6 +543,7 @@ static bool prover_open(worker *w)
         w->be->msm_glv = pl->msm_glv;
         w->be->msm_slice_digits = pl->msm_slice_digits;
         w->be->msm_arena = pl->msm_arena;
+        w->be->stream_chunk_bytes = pl->stream_chunk;
         uint64_t span = trace_begin();
         st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
         if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
@@ -628,6 +630,7 @@ static void *prover_main(void *arg)
             pl->stats.device_resident_bytes = mem.resident_bytes;
             pl->stats.key_streamed = mem.key_streamed;
             pl->stats.key_stream_pinned = mem.stream_pinned;
+            pl->stats.key_stream_chunk = pl->stream_chunk;
             if (mem.pool_bytes > pl->stats.device_pool_bytes)
                 pl->stats.device_pool_bytes = mem.pool_bytes;
             if (mem.arena_bytes > pl->stats.device_arena_bytes)
@@ -791,19 +794,56 @@ unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, u
     for (unsigned k = 1; k <= BACKEND_GLV_MAX_SLICES; k++) {
         uint64_t d = backend_glv_slice_digits(pk, k);
         if (pipeline_plan_glv(plan, budget, reserved, key, table,
-                              backend_partition_device_bytes(pk, false, true, d, false))) {
+                              backend_partition_device_bytes(pk, 0, true, d, false))) {
             *digits = d;
             return k;
         }
         /* Whole windows did not fit in each worker's pool: in one arena, then? */
         if (k == 1 && plan->workers > 1 &&
             pipeline_plan_glv(plan, budget, reserved, key, table + backend_msm_arena_bytes(pk, true),
-                              backend_partition_device_bytes(pk, false, true, 0, true))) {
+                              backend_partition_device_bytes(pk, 0, true, 0, true))) {
             *arena = true;
             return 1;
         }
     }
     return 0;
+}
+
+uint64_t pipeline_plan_stream_chunk(pipeline_device_plan *plan, uint64_t budget,
+                                    uint64_t reserved, const groth16_prover_key *pk,
+                                    uint64_t chunk)
+{
+    if (plan->placement != BACKEND_KEY_STREAMED || !budget)
+        return chunk;
+    uint64_t avail = budget > reserved ? budget - reserved : 0;
+    uint64_t need = plan->workers * backend_partition_device_bytes(pk, 2 * chunk, false, 0, false);
+    if (need > avail)
+        return chunk;
+    plan->reserved = need;
+    return 2 * chunk;
+}
+
+unsigned pipeline_default_gpu_workers(uint64_t slots, unsigned devices)
+{
+    uint64_t spare = devices && slots > devices ? (slots - 1) / devices : 1;
+    return spare >= 2 ? 2 : 1;
+}
+
+/* The buffer slots the host budget holds for a GPU pipeline (pipeline_create's count,
+ * before the lookahead caps it): what the budget leaves beside the key's host pages
+ * (B2's alone, or none, when they are released) and the caller's reserved bytes. */
+static uint64_t gpu_slots_fit(const pipeline_config *c)
+{
+    uint64_t per = pipeline_partition_host_bytes(c->key, true, parallel_threads());
+    uint64_t key = pipeline_key_host_bytes(c->key);
+    if (c->release_key_host) {
+        const uint8_t *ptr[BACKEND_KEY_ARRAYS];
+        size_t bytes[BACKEND_KEY_ARRAYS];
+        backend_key_arrays(c->key, ptr, bytes);
+        key = c->g2_on_cpu ? bytes[2] : 0;
+    }
+    uint64_t held = key + c->host_reserved;
+    return per && c->host_budget > held ? (c->host_budget - held) / per : 0;
 }
 
 /* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
@@ -846,17 +886,23 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
          * buffers within the device budget (all of its memory by default, less ~5% for
          * the CUDA context and the NTT tables), else it streams from host memory
          * (cfg.key_placement forces either). Workers per device: two by default, so that
-         * one partition's upload and host-side steps overlap the other's kernels; fewer
-         * when the budget cannot hold that many partitions' buffers (and the key). */
+         * one partition's upload and host-side steps overlap the other's kernels; one
+         * when the host budget's slots would all be proving at once
+         * (pipeline_default_gpu_workers); fewer when the device budget cannot hold that
+         * many partitions' buffers (and the key). */
         uint64_t budget = pl->cfg.device_budget ? pl->cfg.device_budget
                                                 : device_total / 20 * 19;
         pipeline_device_plan plan;
+        uint64_t chunk = backend_stream_chunk_bytes();
         pthread_mutex_lock(&g_device_lock);
         bool fits = pipeline_plan_device(&plan, budget, g_device_reserved,
                                          backend_key_device_bytes(pl->cfg.key),
-                                         backend_partition_device_bytes(pl->cfg.key, false, false, 0, false),
-                                         backend_partition_device_bytes(pl->cfg.key, true, false, 0, false),
-                                         pl->cfg.gpu_workers ? pl->cfg.gpu_workers : 2,
+                                         backend_partition_device_bytes(pl->cfg.key, 0, false, 0, false),
+                                         backend_partition_device_bytes(pl->cfg.key, chunk, false, 0, false),
+                                         pl->cfg.gpu_workers ? pl->cfg.gpu_workers
+                                                             : pipeline_default_gpu_workers(
+                                                                   gpu_slots_fit(&pl->cfg),
+                                                                   pl->gpu_devices),
                                          pl->key_placement);
         /* H's MSM through GLV where its table and scratch cost no worker: its windows in
          * the fewest slices that fit (more slices, smaller point buffers, more rounds),
@@ -866,6 +912,12 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
                                                          &pl->msm_arena)
                               : 0;
         pl->msm_glv = pl->msm_slices > 0;
+        /* A streamed key's chunks twice the default where that costs no worker (unless
+         * G16_GPU_STREAM_CHUNK sets them). */
+        pl->stream_chunk = fits && !getenv("G16_GPU_STREAM_CHUNK")
+                               ? pipeline_plan_stream_chunk(&plan, budget, g_device_reserved,
+                                                            pl->cfg.key, chunk)
+                               : chunk;
         if (fits) {
             g_device_reserved += plan.reserved;
             pl->device_reserved = plan.reserved;
@@ -1081,7 +1133,8 @@ g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
     uint64_t device_need = (streamed ? 0 : backend_key_device_bytes(pk)) +
                            (pl->msm_glv ? backend_glv_table_bytes(pk) : 0) +
                            (pl->msm_arena ? backend_msm_arena_bytes(pk, pl->msm_glv) : 0) +
-                           backend_partition_device_bytes(pk, streamed, pl->msm_glv,
+                           backend_partition_device_bytes(pk, streamed ? pl->stream_chunk : 0,
+                                                          pl->msm_glv,
                                                           pl->msm_slice_digits, pl->msm_arena);
     if (pl->gpu && pl->device_reserved && device_need > pl->device_reserved)
         return status_fail(G16_ERR_OUT_OF_MEMORY,
