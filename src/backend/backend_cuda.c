@@ -234,13 +234,15 @@ typedef struct {
 DEFINE_STREAMED_MSM(g1, 1, 96)
 DEFINE_STREAMED_MSM(g2, 2, 192)
 
-/* phi: the resident bases' GLV table (backend.msm_glv), or NULL. */
+/* phi: the resident bases' GLV table (backend.msm_glv), or NULL; dense: H's MSM, whose
+ * streamed chunks make their own tables when backend_stream_glv says so. */
 static g16_status msm_key_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_msm_info *info,
-                             const key_points *k, const void *phi, const void *scalars_dev,
-                             size_t n, bool mont)
+                             const key_points *k, const void *phi, bool dense,
+                             const void *scalars_dev, size_t n, bool mont)
 {
     return k->dev ? backend_cuda_msm_g1(bs->ctx, r, info, k->dev, phi, NULL, scalars_dev, n, mont)
-                  : msm_streamed_g1(bs, r, info, k->host, scalars_dev, n, mont, false);
+                  : msm_streamed_g1(bs, r, info, k->host, scalars_dev, n, mont,
+                                    dense && backend_stream_glv());
 }
 
 static g16_status msm_key_g2(cuda_backend_state *bs, g2_jac_t *r, cuda_msm_info *info,
@@ -258,7 +260,7 @@ static g16_status msm_classified_g1(cuda_backend_state *bs, g1_jac_t *r, cuda_ms
                                     const void *scalars_dev, size_t n, bool mont)
 {
     if (!shared)
-        return msm_key_g1(bs, r, info, k, NULL, scalars_dev, n, mont);
+        return msm_key_g1(bs, r, info, k, NULL, false, scalars_dev, n, mont);
     double ms = 0;
     g16_status st;
     if ((st = cuda_msm_scalars_classify(bs->ctx, shared, scalars_dev, n, mont, &ms)) ||
@@ -466,9 +468,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     cuda_ctx_set_msm_slice_points(ctx, h_phi && be->msm_slice_digits ? be->msm_slice_digits
                                                                      : SIZE_MAX);
     cuda_ctx_set_msm_arena(ctx, be->msm_arena);
-    if ((st = bs->streamed && backend_stream_glv()
-                  ? msm_streamed_g1(bs, &out->h, &info, keys[KH].host, da, n, true, true)
-                  : msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, da, n, true)))
+    if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, true, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
     /* With the key resident, A and C share one classification of the witness (C's
@@ -489,7 +489,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     } else {
         cuda_msm_scalars_free(shared); /* before C's own: one classification at a time */
         shared = NULL;
-        if ((st = msm_key_g1(bs, &out->c, &info, &keys[KC], NULL, z_aux, nv - np - 1, mont)))
+        if ((st = msm_key_g1(bs, &out->c, &info, &keys[KC], NULL, false, z_aux, nv - np - 1, mont)))
             goto out;
     }
     trace_msm(dev, "MSM_C", &info);

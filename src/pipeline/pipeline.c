@@ -630,7 +630,6 @@ static void *prover_main(void *arg)
             pl->stats.device_resident_bytes = mem.resident_bytes;
             pl->stats.key_streamed = mem.key_streamed;
             pl->stats.key_stream_pinned = mem.stream_pinned;
-            pl->stats.key_stream_chunk = pl->stream_chunk;
             if (mem.pool_bytes > pl->stats.device_pool_bytes)
                 pl->stats.device_pool_bytes = mem.pool_bytes;
             if (mem.arena_bytes > pl->stats.device_arena_bytes)
@@ -829,21 +828,24 @@ unsigned pipeline_default_gpu_workers(uint64_t slots, unsigned devices)
     return spare >= 2 ? 2 : 1;
 }
 
-/* The buffer slots the host budget holds for a GPU pipeline (pipeline_create's count,
- * before the lookahead caps it): what the budget leaves beside the key's host pages
- * (B2's alone, or none, when they are released) and the caller's reserved bytes. */
-static uint64_t gpu_slots_fit(const pipeline_config *c)
+/* The host budget's split: the bytes a partition in flight is charged (*per), the key's
+ * host pages charged before any (*key_bytes: B2's alone, or none, when release_key_host
+ * drops them once resident), and how many partitions' buffer slots fit beside those and
+ * the caller's reserved bytes (returned; the lookahead may cap it further). */
+static uint64_t host_slots_fit(const pipeline_config *c, bool gpu, uint64_t *per,
+                               uint64_t *key_bytes)
 {
-    uint64_t per = pipeline_partition_host_bytes(c->key, true, parallel_threads());
-    uint64_t key = pipeline_key_host_bytes(c->key);
+    *per = pipeline_partition_host_bytes(c->key, gpu, parallel_threads());
+    *key_bytes = pipeline_key_host_bytes(c->key);
     if (c->release_key_host) {
+        /* Only B2 stays in host memory, and only for the CPU's B2 MSMs. */
         const uint8_t *ptr[BACKEND_KEY_ARRAYS];
         size_t bytes[BACKEND_KEY_ARRAYS];
         backend_key_arrays(c->key, ptr, bytes);
-        key = c->g2_on_cpu ? bytes[2] : 0;
+        *key_bytes = c->g2_on_cpu ? bytes[2] : 0;
     }
-    uint64_t held = key + c->host_reserved;
-    return per && c->host_budget > held ? (c->host_budget - held) / per : 0;
+    uint64_t held = *key_bytes + c->host_reserved;
+    return *per && c->host_budget > held ? (c->host_budget - held) / *per : 0;
 }
 
 /* Which backend: "cuda" and "auto" (when device 0 opens) take every visible device. */
@@ -893,7 +895,8 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
         uint64_t budget = pl->cfg.device_budget ? pl->cfg.device_budget
                                                 : device_total / 20 * 19;
         pipeline_device_plan plan;
-        uint64_t chunk = backend_stream_chunk_bytes();
+        uint64_t chunk = backend_stream_chunk_bytes(), per, key_bytes;
+        uint64_t slots = host_slots_fit(&pl->cfg, true, &per, &key_bytes);
         pthread_mutex_lock(&g_device_lock);
         bool fits = pipeline_plan_device(&plan, budget, g_device_reserved,
                                          backend_key_device_bytes(pl->cfg.key),
@@ -901,8 +904,7 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
                                          backend_partition_device_bytes(pl->cfg.key, chunk, false, 0, false),
                                          pl->cfg.gpu_workers ? pl->cfg.gpu_workers
                                                              : pipeline_default_gpu_workers(
-                                                                   gpu_slots_fit(&pl->cfg),
-                                                                   pl->gpu_devices),
+                                                                   slots, pl->gpu_devices),
                                          pl->key_placement);
         /* H's MSM through GLV where its table and scratch cost no worker: its windows in
          * the fewest slices that fit (more slices, smaller point buffers, more rounds),
@@ -990,26 +992,19 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
     /* The budget: how many partitions may hold buffers at once, beside the key's points
      * and what the caller holds (at 2^27 the key alone is ~48 GB: left out, a 100G
      * budget admitted four partitions of 21 GB and the process was killed at 150 GB). */
-    uint64_t per = pipeline_partition_host_bytes(c->key, pl->gpu, parallel_threads());
-    uint64_t key_bytes = pipeline_key_host_bytes(c->key);
-    if (c->release_key_host) {
-        if (!pl->gpu || pl->key_placement != BACKEND_KEY_RESIDENT) {
-            const char *why = pl->gpu ? "the key streamed from host memory" : "the CPU";
-            pl->shut = true;
-            pipeline_free(pl);
-            return status_fail(G16_ERR_INVALID_ARGUMENT,
-                               "pipeline: releasing the key's host pages needs the key "
-                               "resident on the GPU (this pipeline: %s)", why);
-        }
-        /* Only B2 stays in host memory, and only for the CPU's B2 MSMs. */
-        const uint8_t *ptr[BACKEND_KEY_ARRAYS];
-        size_t bytes[BACKEND_KEY_ARRAYS];
-        backend_key_arrays(c->key, ptr, bytes);
-        key_bytes = c->g2_on_cpu ? bytes[2] : 0;
+    if (c->release_key_host && (!pl->gpu || pl->key_placement != BACKEND_KEY_RESIDENT)) {
+        const char *why = pl->gpu ? "the key streamed from host memory" : "the CPU";
+        pl->shut = true;
+        pipeline_free(pl);
+        return status_fail(G16_ERR_INVALID_ARGUMENT,
+                           "pipeline: releasing the key's host pages needs the key "
+                           "resident on the GPU (this pipeline: %s)", why);
     }
+    uint64_t per, key_bytes;
+    uint64_t fit = host_slots_fit(c, pl->gpu, &per, &key_bytes);
     uint64_t held = key_bytes + c->host_reserved;
-    uint64_t fit = c->host_budget > held ? (c->host_budget - held) / per : 0;
     pl->stats.partition_bytes = per;
+    pl->stats.key_stream_chunk = pl->gpu ? pl->stream_chunk : 0;
     pl->stats.host_budget = c->host_budget;
     pl->stats.key_host_bytes = key_bytes;
     pl->stats.host_reserved = c->host_reserved;
