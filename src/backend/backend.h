@@ -43,7 +43,8 @@ typedef enum { BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT, BACKEND_KEY_STREAMED } ba
  * (two G1 points), else BACKEND_STREAM_CHUNK_BYTES. */
 uint64_t backend_stream_chunk_bytes(void);
 /* Whether H's MSM over a streamed key makes each chunk's GLV table (G16_GPU_STREAM_GLV=1;
- * off by default until measured), which backend_partition_device_bytes then counts. */
+ * run 108: H's MSM -8% at 1.5 GiB chunks; off by default until measured with the doubled
+ * ones), which backend_partition_device_bytes then counts. */
 bool backend_stream_glv(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
