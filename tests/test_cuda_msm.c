@@ -794,6 +794,42 @@ static void check_partition(const char *name)
                mem.stream_pinned ? "pinned" : "pageable");
         backend_close(gpu_streamed);
     }
+    /* A split key (backend.key_resident_arrays): A, B2 and C resident, B1 and H streamed,
+     * then the other way round; the same proof, and only the others streamed. */
+    static const unsigned splits[] = {1 | 4 | 8, 2 | 16};
+    for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
+        groth16_proof p_kept;
+        fr_t *in_kept = NULL;
+        groth16_prove_options kept_opts = cpu_opts;
+        backend *gpu_kept = NULL;
+        if (!CHECK(backend_open(&gpu_kept, "cuda") == G16_OK))
+            break;
+        gpu_kept->key_placement = BACKEND_KEY_STREAMED;
+        gpu_kept->key_resident_arrays = splits[i];
+        backend_prove_options(gpu_kept, &kept_opts);
+        st = groth16_prove_zkey(&p_kept, &in_kept, NULL, &key, &wit, &kept_opts);
+        backend_memory mem = {0};
+        char names[32];
+        backend_key_arrays_names(splits[i], names, sizeof names);
+        if (!CHECK(st == G16_OK))
+            printf("  %s (key split, %s resident): %s\n", name, names, g16_last_error());
+        else if (!CHECK(memcmp(&p_cpu, &p_kept, sizeof p_cpu) == 0))
+            printf("  %s: the proof with %s resident, the rest streamed, differs from the "
+                   "CPU's\n", name, names);
+        groth16_prover_key pk;
+        groth16_prover_key_from_zkey(&pk, &key);
+        /* Streamed: every point of the other arrays, once (the resident ones may have been
+         * uploaded by the other backends on this device, which share them). */
+        uint64_t want = backend_key_arrays_bytes(&pk, BACKEND_KEY_ALL_ARRAYS & ~splits[i]);
+        if (!CHECK(gpu_kept->memory(gpu_kept, &mem) && mem.key_streamed &&
+                   mem.streamed_bytes == want))
+            printf("  %s: %s resident: %llu bytes streamed, want %llu\n", name, names,
+                   (unsigned long long)mem.streamed_bytes, (unsigned long long)want);
+        else
+            printf("  %s: key split (%s resident), same proof\n", name, names);
+        backend_close(gpu_kept);
+        free(in_kept);
+    }
     /* H's MSM through GLV (backend.msm_glv, as the pipeline sets it when the budget
      * allows; G16_GPU_MSM_GLV=1 and G16_GPU_MSM_AFFINE=1 so that these small MSMs take it
      * too), its windows in ~4 slices (backend.msm_slice_digits, as the pipeline plans

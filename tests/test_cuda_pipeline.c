@@ -267,6 +267,27 @@ int main(void)
         CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
         pipeline_free(pl);
     }
+    /* A device budget one byte short of the key beside a resident partition: the plan
+     * streams, then keeps what fits of the key on the device all the same (a split key:
+     * pipeline_plan_stream), and streams the rest. The same proofs. */
+    pipeline_config tight = cfg;
+    tight.device_budget = backend_key_device_bytes(&k.pk) +
+                          backend_partition_device_bytes(&k.pk, 0, false, 0, false) - 1;
+    pl = NULL;
+    if (CHECK(pipeline_create(&pl, &tight) == G16_OK)) {
+        run_job(pl, &k, 4, 2, 500);
+        pipeline_stats ts;
+        pipeline_stats_get(pl, &ts);
+        char kept[32];
+        backend_key_arrays_names(ts.key_resident_arrays, kept, sizeof kept);
+        printf("  key split: %s resident (%.1f MiB), the rest streamed; %zu partitions\n", kept,
+               ts.device_resident_bytes / 1048576.0, (size_t)ts.partitions_proved);
+        CHECK(ts.key_streamed && ts.partitions_proved == 2);
+        CHECK(ts.key_resident_arrays != 0 && ts.key_resident_arrays != BACKEND_KEY_ALL_ARRAYS);
+        CHECK(ts.device_resident_bytes >= backend_key_arrays_bytes(&k.pk, ts.key_resident_arrays));
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+    }
     unsetenv("G16_GPU_STREAM_CHUNK");
     test_release(&k, &cfg);
     CHECK(st.gpu_devices >= 1 && st.gpu_workers_per_device == 2);

@@ -749,7 +749,7 @@ static void test_glv_slices(void)
 }
 
 /* The key streamed: each MSM runs chunk by chunk, so its scratch is a chunk's, whatever
- * the domain. A 2^27 key shaped like run 107's synthetic circuit (every wire in A, 24.3%
+ * the domain; a split key keeps the arrays whose MSMs would wait for their copies. A 2^27 key shaped like run 107's synthetic circuit (every wire in A, 24.3%
  * in B) does not fit with one resident partition in an 80 GB card's default budget (95%
  * of 79.2 GiB), and its streamed partitions fit twice: two workers, the key streamed
  * (the model with whole MSMs' scratch left one). A partition of twice the domain adds its
@@ -784,20 +784,57 @@ static void test_streamed_plan(void)
                p.placement == BACKEND_KEY_STREAMED && p.workers == 2))
         printf("  key %.2f GiB, partition %.2f GiB resident, %.2f streamed: %u worker(s)\n",
                key / 1073741824.0, plain / 1073741824.0, streamed[0] / 1073741824.0, p.workers);
-    /* Chunks twice the default where both workers still fit: at 75.2 GiB they do, at 60
-     * GiB (2 x 28.81 but not 2 x 32.31) they do not; a resident plan keeps its chunk. */
+    /* The split model's ends: nothing resident is the streamed model, everything the
+     * resident one. */
     uint64_t chunk = backend_stream_chunk_bytes(), reserved = p.reserved;
+    CHECK(backend_partition_device_bytes_split(&pk[0], chunk, 0) == streamed[0]);
+    CHECK(backend_partition_device_bytes_split(&pk[0], chunk, BACKEND_KEY_ALL_ARRAYS) == plain);
+    CHECK(backend_key_arrays_bytes(&pk[0], BACKEND_KEY_ALL_ARRAYS) == key &&
+          backend_key_arrays_bytes(&pk[0], 1) == pk[0].n_a * 96);
+    /* Without the split (a forced placement): chunks twice the default where both
+     * workers still fit: at 75.2 GiB they do, at 60 GiB (2 x 28.81 but not 2 x 32.31)
+     * they do not; a resident plan keeps its chunk, and so does a plan without a budget. */
+    unsigned kept = 99;
     uint64_t wide = 2 * backend_partition_device_bytes(&pk[0], 2 * chunk, false, 0, false);
-    CHECK(pipeline_plan_stream_chunk(&p, budget, 0, &pk[0], chunk) == 2 * chunk &&
-          p.reserved == wide && wide > reserved && wide <= budget);
+    CHECK(pipeline_plan_stream(&p, budget, 0, &pk[0], chunk, true, false, &kept) == 2 * chunk &&
+          kept == 0 && p.reserved == wide && wide > reserved && wide <= budget);
     uint64_t tight = (uint64_t)60 << 30;
     CHECK(pipeline_plan_device(&p, tight, 0, key, plain, streamed[0], 2, BACKEND_KEY_AUTO) &&
           p.workers == 2 && p.reserved == reserved &&
-          pipeline_plan_stream_chunk(&p, tight, 0, &pk[0], chunk) == chunk && p.reserved == reserved);
-    CHECK(pipeline_plan_stream_chunk(&p, 0, 0, &pk[0], chunk) == chunk);
+          pipeline_plan_stream(&p, tight, 0, &pk[0], chunk, true, false, &kept) == chunk &&
+          kept == 0 && p.reserved == reserved);
+    CHECK(pipeline_plan_stream(&p, 0, 0, &pk[0], chunk, true, true, &kept) == chunk && kept == 0);
     pipeline_device_plan resident = {BACKEND_KEY_RESIDENT, 2, 90};
-    CHECK(pipeline_plan_stream_chunk(&resident, budget, 0, &pk[0], chunk) == chunk &&
-          resident.reserved == 90);
+    CHECK(pipeline_plan_stream(&resident, budget, 0, &pk[0], chunk, true, true, &kept) == chunk &&
+          kept == 0 && resident.reserved == 90);
+    /* With the split, one worker (run 109's plan): A, C, B2 and B1 stay on the device
+     * (33.3 GiB), only H streams, in 3 GiB chunks. With one byte less of budget than that
+     * takes, the chunk stays 1.5 GiB (the same arrays fit there); the same with a chunk
+     * that may not double (G16_GPU_STREAM_CHUNK); one byte less than that, and an array
+     * streams too. */
+    const unsigned acb = 1 | 8 | 4 | 2; /* A, C, B2, B1 */
+    CHECK(pipeline_plan_device(&p, budget, 0, key, plain, streamed[0], 1, BACKEND_KEY_AUTO) &&
+          p.workers == 1);
+    uint64_t got = pipeline_plan_stream(&p, budget, 0, &pk[0], chunk, true, true, &kept);
+    uint64_t need = backend_key_arrays_bytes(&pk[0], acb) +
+                    backend_partition_device_bytes_split(&pk[0], 2 * chunk, acb);
+    if (!CHECK(got == 2 * chunk && kept == acb && p.reserved == need && need <= budget))
+        printf("  split plan: chunk %.2f GiB, arrays 0x%x, %.2f GiB of %.2f\n",
+               got / 1073741824.0, kept, p.reserved / 1073741824.0, budget / 1073741824.0);
+    char names[32];
+    CHECK(!strcmp(backend_key_arrays_names(kept, names, sizeof names), "A, B1, B2, C") &&
+          !strcmp(backend_key_arrays_names(0, names, sizeof names), "none"));
+    uint64_t need1 = backend_key_arrays_bytes(&pk[0], acb) +
+                     backend_partition_device_bytes_split(&pk[0], chunk, acb);
+    CHECK(need1 < need &&
+          pipeline_plan_stream(&p, budget, 0, &pk[0], chunk, false, true, &kept) == chunk &&
+          kept == acb && p.reserved == need1);
+    CHECK(pipeline_plan_device(&p, need - 1, 0, key, plain, streamed[0], 1, BACKEND_KEY_AUTO) &&
+          pipeline_plan_stream(&p, need - 1, 0, &pk[0], chunk, true, true, &kept) == chunk &&
+          kept == acb && p.reserved == need1);
+    CHECK(pipeline_plan_device(&p, need1 - 1, 0, key, plain, streamed[0], 1, BACKEND_KEY_AUTO) &&
+          pipeline_plan_stream(&p, need1 - 1, 0, &pk[0], chunk, true, true, &kept) &&
+          kept != acb && (kept & (1 | 8)) == (1 | 8) && p.reserved <= need1 - 1);
     uint64_t grown = streamed[1] - streamed[0], want = vectors[1] - vectors[0];
     want += want / 16;
     if (!CHECK(grown + 2 >= want && grown <= want + 2))

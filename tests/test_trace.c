@@ -365,6 +365,32 @@ static size_t planted_gpu(trace_event *e)
     return n;
 }
 
+/* A gap a GPU's own upload explains is the upload's, though a CPU thread waits for the
+ * budget meanwhile (the lane's own events before the CPU's); where only that wait covers
+ * it, the wait's. GPU 0 p0 0-100: kernels 0-40 and 90-100, UPLOAD (GPU 0) 40-70,
+ * BUDGET_WAIT (CPU) 30-90; a second GPU's upload at 70-80 explains nothing of GPU 0's. */
+static void test_own_device_first(void)
+{
+    trace_event e[8];
+    size_t n = 0;
+    e[n++] = ev(TRACE_GPU, 0, 0, 0, 2, "", 0, 100);
+    e[n++] = ev(TRACE_KERNEL, 0, 0, 0, 2, "MSM_H", 0, 40);
+    e[n++] = ev(TRACE_UPLOAD, 0, 0, 0, 2, "key chunks", 40, 70);
+    e[n++] = ev(TRACE_BUDGET_WAIT, 0, 1, -1, 5, "", 30, 90);
+    e[n++] = ev(TRACE_UPLOAD, 0, 2, 1, 6, "key chunks", 70, 80);
+    e[n++] = ev(TRACE_KERNEL, 0, 0, 0, 2, "MSM_A", 90, 100);
+    trace_analysis a;
+    if (!CHECK(trace_analyze(&a, e, n) == G16_OK))
+        return;
+    const trace_partition_stats *p0 = trace_analysis_find(&a, 0, 0);
+    if (CHECK(p0 != NULL)) {
+        CHECK_MS(p0->gap_ms, 50);
+        CHECK_MS(p0->gap_ms_by[TRACE_CAUSE_UPLOAD], 30);
+        CHECK_MS(p0->gap_ms_by[TRACE_CAUSE_BUDGET_WAIT], 20);
+    }
+    trace_analysis_free(&a);
+}
+
 static const trace_path_stage *path_stage(const trace_critical_path *p, const char *label)
 {
     for (size_t i = 0; i < p->n_stages; i++)
@@ -768,6 +794,7 @@ int main(void)
     test_file_errors();
     test_rotation();
     test_planted_gpu();
+    test_own_device_first();
     test_planted_cpu();
     test_figures();
     test_chrome();

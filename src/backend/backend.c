@@ -97,15 +97,37 @@ void backend_key_arrays(const groth16_prover_key *pk, const uint8_t *ptr[BACKEND
     }
 }
 
-uint64_t backend_key_device_bytes(const groth16_prover_key *pk)
+uint64_t backend_key_arrays_bytes(const groth16_prover_key *pk, unsigned arrays)
 {
     const uint8_t *ptr[BACKEND_KEY_ARRAYS];
     size_t bytes[BACKEND_KEY_ARRAYS];
     backend_key_arrays(pk, ptr, bytes);
-    uint64_t all = 0;
+    uint64_t sum = 0;
     for (int k = 0; k < BACKEND_KEY_ARRAYS; k++)
-        all += bytes[k];
-    return all;
+        if (arrays & (1u << k))
+            sum += bytes[k];
+    return sum;
+}
+
+uint64_t backend_key_device_bytes(const groth16_prover_key *pk)
+{
+    return backend_key_arrays_bytes(pk, BACKEND_KEY_ALL_ARRAYS);
+}
+
+const char *backend_key_arrays_names(unsigned arrays, char *out, size_t cap)
+{
+    static const char *const names[BACKEND_KEY_ARRAYS] = {"A", "B1", "B2", "C", "H"};
+    size_t len = 0;
+    if (cap)
+        out[0] = '\0';
+    for (int k = 0; k < BACKEND_KEY_ARRAYS; k++)
+        if (arrays & (1u << k) && len < cap) {
+            int w = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", names[k]);
+            len += w > 0 ? (size_t)w : 0;
+        }
+    if (!len && cap)
+        snprintf(out, cap, "none");
+    return out;
 }
 
 /* Window digits the GPU MSM's batch-affine path holds at once for m scalars (a group of
@@ -130,10 +152,16 @@ static uint64_t rounds_bytes(uint64_t h, bool g2, uint64_t chunk)
 
 static const uint64_t GIB = (uint64_t)1 << 30;
 
-uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t stream_chunk,
-                                        bool glv, uint64_t slice_digits, bool arena)
+/* The key's arrays by bit, in backend_key_arrays' order. */
+enum { BIT_A = 1, BIT_B1 = 2, BIT_B2 = 4, BIT_C = 8, BIT_H = 16 };
+
+/* A partition's device bytes with the arrays in `resident` on the device and the others
+ * streamed in chunks of stream_chunk (none when it is 0). */
+static uint64_t partition_bytes(const groth16_prover_key *pk, uint64_t stream_chunk,
+                                unsigned resident, bool glv, uint64_t slice_digits, bool arena)
 {
-    const bool key_streamed = stream_chunk != 0;
+    const bool key_streamed = stream_chunk != 0 && (resident & BACKEND_KEY_ALL_ARRAYS) !=
+                                                       BACKEND_KEY_ALL_ARRAYS;
     uint64_t nv = pk->n_vars, n = pk->domain_size;
     /* The A and B scalars are gathered into buffers of their own only when the key
      * leaves wires out (backend_cuda.c: a_whole, b_whole). */
@@ -161,7 +189,7 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t s
      * on average, counted on the whole (run 63: the model without it was 2.2 GB under
      * the measured pool of a 2^27 partition). */
     uint64_t m2 = pk->density_b ? pk->n_b : nv, m1 = nv > n ? nv : n, mh = n, credit = 32 * n, phi = 0;
-    uint64_t chunk = stream_chunk;
+    uint64_t chunk = key_streamed ? stream_chunk : 0;
     if (key_streamed) {
         /* Each MSM runs chunk by chunk (backend_cuda.c, msm_streamed_g1/g2), without GLV
          * unless H's chunks make their tables (backend_stream_glv), so its scratch is a
@@ -169,12 +197,17 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t s
          * 38.9 GiB by the whole MSMs' scratch against 26.5 GiB measured (run 107), which
          * cost an 80 GB card its second worker. The chunks' buffers may take b's and c's
          * blocks in the pool; they are counted apart, and the canonical scalars get no
-         * block of b's, to stay on the safe side. */
+         * block of b's, to stay on the safe side. An array kept resident (a split key)
+         * has its whole MSM's scratch, without GLV (backend_cuda.c: H's table only with
+         * the whole key resident). */
         uint64_t c1 = chunk / 96, c2 = chunk / 192;
-        mh = mh < c1 ? mh : c1;
-        m1 = m1 < c1 ? m1 : c1;
-        m2 = m2 < c2 ? m2 : c2;
-        glv = backend_stream_glv(); /* H's chunks by GLV, their tables beside them */
+        if (!(resident & BIT_H))
+            mh = mh < c1 ? mh : c1;
+        if (!(resident & (BIT_A | BIT_B1 | BIT_C)))
+            m1 = m1 < c1 ? m1 : c1;
+        if (!(resident & BIT_B2))
+            m2 = m2 < c2 ? m2 : c2;
+        glv = !(resident & BIT_H) && backend_stream_glv(); /* H's chunks' own tables */
         credit = 0;
         phi = glv ? 48 * mh : 0;
     }
@@ -195,6 +228,19 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t s
     uint64_t bytes = (3 * n + nv + na + nb) * 32 + msm;
     bytes += bytes / 16;
     return bytes + 2 * chunk;
+}
+
+uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t stream_chunk,
+                                        bool glv, uint64_t slice_digits, bool arena)
+{
+    return partition_bytes(pk, stream_chunk, stream_chunk ? 0 : BACKEND_KEY_ALL_ARRAYS, glv,
+                           slice_digits, arena);
+}
+
+uint64_t backend_partition_device_bytes_split(const groth16_prover_key *pk, uint64_t stream_chunk,
+                                              unsigned resident)
+{
+    return partition_bytes(pk, stream_chunk, resident, false, 0, false);
 }
 
 bool backend_stream_glv(void)

@@ -71,6 +71,19 @@ uint64_t backend_key_device_bytes(const groth16_prover_key *pk);
  * which backend_msm_arena_bytes counts once per device, not here. */
 uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t stream_chunk,
                                         bool glv, uint64_t slice_digits, bool arena);
+/* A key split between the device and host memory (backend.key_resident_arrays): the
+ * arrays in `resident` (bits 1 << k, k in backend_key_arrays' order) kept on the device,
+ * the others streamed in chunks of stream_chunk bytes. The bytes of those arrays, and
+ * what a partition needs besides them (no GLV, whole windows, no arena): the streamed
+ * MSMs' scratch a chunk's, the resident ones' whole. resident 0: the same as
+ * backend_partition_device_bytes with stream_chunk; every array: as with the key
+ * resident. */
+enum { BACKEND_KEY_ALL_ARRAYS = (1u << BACKEND_KEY_ARRAYS) - 1 };
+uint64_t backend_key_arrays_bytes(const groth16_prover_key *pk, unsigned arrays);
+uint64_t backend_partition_device_bytes_split(const groth16_prover_key *pk, uint64_t stream_chunk,
+                                              unsigned resident);
+/* "A, C, B2" for the arrays' bits (backend_key_arrays' names), "none" for none. */
+const char *backend_key_arrays_names(unsigned arrays, char *out, size_t cap);
 /* Device bytes of the MSM arena (backend.msm_arena): the largest MSM's rounds' point
  * buffers and pair chunk, windows whole, held once per device and taken by its workers in
  * turn, where without it each worker's pool holds its own (sliced, to fit). */
@@ -137,6 +150,11 @@ struct backend {
     /* The streamed key's chunk in bytes (0: backend_stream_chunk_bytes). The pipeline sets
      * twice the default where that costs no worker (pipeline_plan_stream_chunk). */
     uint64_t stream_chunk_bytes;
+    /* With key_placement STREAMED: the key's arrays (bits as backend_key_arrays_bytes)
+     * kept on the device all the same, uploaded by the first partition; only the others
+     * stream. 0 (the default): every array streams. The pipeline keeps those whose MSMs
+     * would wait for their copies where the budget holds them (pipeline_plan_stream). */
+    unsigned key_resident_arrays;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

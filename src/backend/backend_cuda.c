@@ -205,6 +205,7 @@ typedef struct {
             G##_add(&t, r, &p);                                                             \
             *r = t;                                                                         \
             bs->streamed_bytes += len * (POINT_BYTES);                                      \
+            sum.streamed_bytes += len * (POINT_BYTES);                                      \
             sum.zeros += part.zeros;                                                        \
             sum.ones += part.ones;                                                          \
             sum.others += part.others;                                                      \
@@ -282,9 +283,10 @@ static void key_arrays(key_points keys[BACKEND_KEY_ARRAYS], const groth16_prover
         keys[k] = (key_points){NULL, ptr[k], bytes[k]};
 }
 
-/* A streamed key's arrays pinned in place once, before the first partition; a resident
- * key's uploaded now when key_upload_at_prepare (the partitions then find the arrays by
- * their host addresses and read no host page). */
+/* A streamed key's arrays pinned in place once, before the first partition (a split
+ * key's resident arrays uploaded instead); a resident key's uploaded now when
+ * key_upload_at_prepare (the partitions then find the arrays by their host addresses and
+ * read no host page). */
 static g16_status cuda_prepare_key(backend *be, const groth16_prover_key *pk)
 {
     cuda_backend_state *bs = be->impl;
@@ -302,9 +304,16 @@ static g16_status cuda_prepare_key(backend *be, const groth16_prover_key *pk)
     }
     if (be->key_placement != BACKEND_KEY_STREAMED)
         return G16_OK;
-    for (int k = 0; k < 5; k++)
-        if (!cuda_ctx_pin_host(bs->ctx, keys[k].host, keys[k].bytes))
+    for (int k = 0; k < 5; k++) {
+        if (be->key_resident_arrays & (1u << k)) { /* a split key's: up once, now */
+            g16_status st =
+                cuda_ctx_resident(bs->ctx, &keys[k].dev, keys[k].host, keys[k].bytes);
+            if (st)
+                return st;
+        } else if (!cuda_ctx_pin_host(bs->ctx, keys[k].host, keys[k].bytes)) {
             bs->pin_failed = true;
+        }
+    }
     return G16_OK;
 }
 
@@ -361,11 +370,25 @@ static void trace_device_stage(int device, const char *stage, double total_ms,
     }
 }
 
+/* An MSM into the timeline; a streamed key's MSM also with the time it waited for its
+ * chunks' copies, as one upload span before its kernels (the waits fall before the first
+ * chunk and between chunks; laid end to end, they take the same time), so that the
+ * report blames those gaps on the upload. */
 static void trace_msm(int device, const char *stage, const cuda_msm_info *info)
 {
     kernel_group g[] = {{"classify", info->ms_classify}, {"ones", info->ms_ones},
                         {"sort", info->ms_sort}, {"accumulate", info->ms_accumulate},
                         {"reduce", info->ms_reduce}};
+    if (info->streamed_bytes && trace_enabled()) {
+        int32_t job, part;
+        trace_context_get(&job, &part);
+        uint64_t end = trace_now_ns() - (uint64_t)(info->ms_total * 1e6);
+        uint64_t start = end - (uint64_t)(info->ms_upload * 1e6);
+        /* No bytes: most of the chunks' copies overlap kernels, so bytes over this span
+         * would overstate the report's copy rate. */
+        trace_span(TRACE_UPLOAD, job, part, device, 0, "waiting for the key's chunks", start,
+                   end);
+    }
     trace_device_stage(device, stage, info->ms_total, g, 5);
 }
 
@@ -400,11 +423,16 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     enum { KA, KB1, KB2, KC, KH };
     key_points keys[5];
     key_arrays(keys, pk);
-    bs->streamed = key_streams(be, keys, 5, pk);
+    /* A split key (backend.key_resident_arrays): those arrays resident, the others streamed. */
+    unsigned resident = key_streams(be, keys, 5, pk)
+                            ? be->key_resident_arrays & BACKEND_KEY_ALL_ARRAYS
+                            : BACKEND_KEY_ALL_ARRAYS;
+    bs->streamed = resident != BACKEND_KEY_ALL_ARRAYS;
     bs->stream_chunk = be->stream_chunk_bytes ? be->stream_chunk_bytes : backend_stream_chunk_bytes();
     size_t resident_before = cuda_ctx_resident_bytes(ctx);
-    for (int k = 0; k < 5 && !bs->streamed; k++)
-        if ((st = cuda_ctx_resident(ctx, &keys[k].dev, keys[k].host, keys[k].bytes)))
+    for (int k = 0; k < 5; k++)
+        if (resident & (1u << k) &&
+            (st = cuda_ctx_resident(ctx, &keys[k].dev, keys[k].host, keys[k].bytes)))
             return st;
     if (cuda_ctx_resident_bytes(ctx) != resident_before)
         trace_end_on(span, TRACE_UPLOAD, dev, cuda_ctx_resident_bytes(ctx) - resident_before,

@@ -252,8 +252,19 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
         human_bytes(dpeak, sizeof dpeak, ps->device_peak_bytes);
         human_bytes(pool, sizeof pool, ps->device_pool_bytes);
         human_bytes(key, sizeof key, ps->device_resident_bytes);
-        char where[224];
-        if (ps->key_streamed)
+        char where[320];
+        if (ps->key_streamed && ps->key_resident_arrays) {
+            char kept[32], rest[32];
+            backend_key_arrays_names(ps->key_resident_arrays, kept, sizeof kept);
+            backend_key_arrays_names(BACKEND_KEY_ALL_ARRAYS & ~ps->key_resident_arrays, rest,
+                                     sizeof rest);
+            snprintf(where, sizeof where,
+                     "key split: %s resident (%s), %s streamed from %s host memory for every "
+                     "MSM in chunks of %.2f GiB (pinned and uploaded at start-up in %.1f s)",
+                     kept, key, rest,
+                     ps->key_stream_pinned ? "pinned" : "pageable (not pinnable)",
+                     ps->key_stream_chunk / 1073741824.0, ps->key_prepare_ms / 1e3);
+        } else if (ps->key_streamed)
             snprintf(where, sizeof where,
                      "key streamed from %s host memory for every MSM in chunks of %.2f GiB "
                      "(pinned at start-up in %.1f s)",

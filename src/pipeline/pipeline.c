@@ -83,6 +83,7 @@ struct pipeline {
     uint64_t msm_slice_digits;           /* ... of about this many digits (0: whole) */
     bool msm_arena;                      /* ... the rounds' buffers in a device arena */
     uint64_t stream_chunk;               /* GPU, key streamed: its chunk in bytes */
+    unsigned key_resident_arrays;        /* ... but for these arrays (pipeline_plan_stream) */
     uint64_t device_reserved;            /* GPU: bytes per device it holds in the ledger */
     char description[1024];
     pthread_mutex_t lock;
@@ -544,10 +545,14 @@ static bool prover_open(worker *w)
         w->be->msm_slice_digits = pl->msm_slice_digits;
         w->be->msm_arena = pl->msm_arena;
         w->be->stream_chunk_bytes = pl->stream_chunk;
+        w->be->key_resident_arrays = pl->key_resident_arrays;
         uint64_t span = trace_begin();
         st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
         if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
-            trace_end(span, TRACE_KERNEL, "pinning the key");
+            trace_end(span, TRACE_KERNEL,
+                      pl->key_resident_arrays ? "pinning the key (a split key's resident "
+                                                "arrays uploaded)"
+                                              : "pinning the key");
         else if (pl->cfg.release_key_host)
             trace_end_on(span, TRACE_UPLOAD, w->device, pipeline_key_host_bytes(pl->cfg.key),
                          "key points (at start-up)");
@@ -808,18 +813,54 @@ unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, u
     return 0;
 }
 
-uint64_t pipeline_plan_stream_chunk(pipeline_device_plan *plan, uint64_t budget,
-                                    uint64_t reserved, const groth16_prover_key *pk,
-                                    uint64_t chunk)
+/* The arrays kept on the device, in backend_key_arrays' indices: A, C, B2, B1, H. */
+static const int SPLIT_ORDER[BACKEND_KEY_ARRAYS] = {0, 3, 2, 1, 4};
+
+/* The most arrays (in SPLIT_ORDER, skipping those that do not fit) kept on the device with
+ * `workers` partitions streaming the rest in chunks of `chunk` within avail; *need: what
+ * that takes (UINT64_MAX when not even none fits). */
+static unsigned split_key(const groth16_prover_key *pk, unsigned workers, uint64_t chunk,
+                          uint64_t avail, bool split, uint64_t *need)
 {
+    unsigned mask = 0;
+    *need = workers * backend_partition_device_bytes_split(pk, chunk, 0);
+    if (*need > avail) {
+        *need = UINT64_MAX;
+        return 0;
+    }
+    for (int i = 0; split && i < BACKEND_KEY_ARRAYS; i++) {
+        unsigned m = mask | 1u << SPLIT_ORDER[i];
+        uint64_t n = backend_key_arrays_bytes(pk, m) +
+                     workers * backend_partition_device_bytes_split(pk, chunk, m);
+        if (n <= avail) {
+            mask = m;
+            *need = n;
+        }
+    }
+    return mask;
+}
+
+uint64_t pipeline_plan_stream(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                              const groth16_prover_key *pk, uint64_t chunk, bool may_double,
+                              bool split, unsigned *resident)
+{
+    *resident = 0;
     if (plan->placement != BACKEND_KEY_STREAMED || !budget)
         return chunk;
-    uint64_t avail = budget > reserved ? budget - reserved : 0;
-    uint64_t need = plan->workers * backend_partition_device_bytes(pk, 2 * chunk, false, 0, false);
-    if (need > avail)
+    uint64_t avail = budget > reserved ? budget - reserved : 0, need1, need2;
+    unsigned m1 = split_key(pk, plan->workers, chunk, avail, split, &need1);
+    unsigned m2 = may_double ? split_key(pk, plan->workers, 2 * chunk, avail, split, &need2) : 0;
+    if (may_double && need2 != UINT64_MAX &&
+        backend_key_arrays_bytes(pk, m2) >= backend_key_arrays_bytes(pk, m1)) {
+        *resident = m2;
+        plan->reserved = need2;
+        return 2 * chunk;
+    }
+    if (need1 == UINT64_MAX) /* the plan's partitions did not fit: leave it as it is */
         return chunk;
-    plan->reserved = need;
-    return 2 * chunk;
+    *resident = m1;
+    plan->reserved = need1;
+    return chunk;
 }
 
 unsigned pipeline_default_gpu_workers(uint64_t slots, unsigned devices)
@@ -862,6 +903,7 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
     if (pl->key_placement == BACKEND_KEY_AUTO &&
         (pst = backend_key_placement_default(&pl->key_placement)))
         return pst;
+    const bool placement_free = pl->key_placement == BACKEND_KEY_AUTO; /* else forced */
     uint64_t device_total = 0;
     if (!strcmp(kind, "auto")) {
         backend *probe = NULL;
@@ -914,12 +956,14 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
                                                          &pl->msm_arena)
                               : 0;
         pl->msm_glv = pl->msm_slices > 0;
-        /* A streamed key's chunks twice the default where that costs no worker (unless
-         * G16_GPU_STREAM_CHUNK sets them). */
-        pl->stream_chunk = fits && !getenv("G16_GPU_STREAM_CHUNK")
-                               ? pipeline_plan_stream_chunk(&plan, budget, g_device_reserved,
-                                                            pl->cfg.key, chunk)
-                               : chunk;
+        /* A streamed key: the arrays kept on the device all the same where they fit
+         * (unless the placement was forced), and chunks twice the default where that
+         * keeps as many (unless G16_GPU_STREAM_CHUNK sets them); neither costs a worker. */
+        pl->stream_chunk = fits ? pipeline_plan_stream(&plan, budget, g_device_reserved,
+                                                       pl->cfg.key, chunk,
+                                                       !getenv("G16_GPU_STREAM_CHUNK"),
+                                                       placement_free, &pl->key_resident_arrays)
+                                : chunk;
         if (fits) {
             g_device_reserved += plan.reserved;
             pl->device_reserved = plan.reserved;
@@ -1005,6 +1049,7 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
     uint64_t held = key_bytes + c->host_reserved;
     pl->stats.partition_bytes = per;
     pl->stats.key_stream_chunk = pl->gpu ? pl->stream_chunk : 0;
+    pl->stats.key_resident_arrays = pl->gpu ? pl->key_resident_arrays : 0;
     pl->stats.host_budget = c->host_budget;
     pl->stats.key_host_bytes = key_bytes;
     pl->stats.host_reserved = c->host_reserved;
@@ -1125,12 +1170,15 @@ g16_status pipeline_submit(pipeline *pl, pipeline_job **out, job_t *job)
                            "the pipeline's are for %zu and %zu", (int)jc->id, pk->n_vars,
                            pk->domain_size, shape->n_vars, shape->domain_size);
     bool streamed = pl->key_placement == BACKEND_KEY_STREAMED;
-    uint64_t device_need = (streamed ? 0 : backend_key_device_bytes(pk)) +
-                           (pl->msm_glv ? backend_glv_table_bytes(pk) : 0) +
-                           (pl->msm_arena ? backend_msm_arena_bytes(pk, pl->msm_glv) : 0) +
-                           backend_partition_device_bytes(pk, streamed ? pl->stream_chunk : 0,
-                                                          pl->msm_glv,
-                                                          pl->msm_slice_digits, pl->msm_arena);
+    unsigned kept = pl->key_resident_arrays;
+    uint64_t device_need =
+        streamed ? backend_key_arrays_bytes(pk, kept) +
+                       backend_partition_device_bytes_split(pk, pl->stream_chunk, kept)
+                 : backend_key_device_bytes(pk) +
+                       (pl->msm_glv ? backend_glv_table_bytes(pk) : 0) +
+                       (pl->msm_arena ? backend_msm_arena_bytes(pk, pl->msm_glv) : 0) +
+                       backend_partition_device_bytes(pk, 0, pl->msm_glv, pl->msm_slice_digits,
+                                                      pl->msm_arena);
     if (pl->gpu && pl->device_reserved && device_need > pl->device_reserved)
         return status_fail(G16_ERR_OUT_OF_MEMORY,
                            "pipeline: job %d needs %llu device bytes (%s one partition), "

@@ -197,6 +197,8 @@ typedef struct {
     bool key_streamed;              /* the key streamed from host memory (not resident) */
     bool key_stream_pinned;         /* ... from pinned memory (else pageable copies) */
     uint64_t key_stream_chunk;      /* ... in chunks of this many bytes */
+    unsigned key_resident_arrays;   /* ... but for these arrays, kept on the device (bits as
+                                     * backend_key_arrays_bytes; pipeline_plan_stream) */
     double key_prepare_ms;          /* pinning a streamed key at start-up (slowest worker) */
     uint64_t key_host_released;     /* bytes of key pages dropped (release_key_host) */
 } pipeline_stats;
@@ -283,14 +285,22 @@ bool pipeline_plan_glv(pipeline_device_plan *plan, uint64_t budget, uint64_t res
  * with the table), that comes before 2 slices: 1, *arena true. */
 unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
                                   const groth16_prover_key *pk, uint64_t *digits, bool *arena);
-/* A streamed key's chunk (plan's placement STREAMED): twice `chunk` when plan's workers'
- * partitions still fit the budget with it (plan->reserved then grows to what they need),
- * else `chunk`. Larger chunks are fewer whole MSMs of more points each: run 108 (10 x
- * 2^27 on an H100, two workers) measured H's MSM -14% and the GPU's busy time -12% with
- * 3 GiB chunks against 1.5. Never without a budget. */
-uint64_t pipeline_plan_stream_chunk(pipeline_device_plan *plan, uint64_t budget,
-                                    uint64_t reserved, const groth16_prover_key *pk,
-                                    uint64_t chunk);
+/* A streamed key's chunk and split (plan's placement STREAMED): which of the key's arrays
+ * stay on the device all the same (*resident, bits as backend_key_arrays_bytes; only when
+ * `split`, else 0) and the chunk the others stream in, `chunk` or (when `may_double`)
+ * twice it. Arrays are kept while plan's workers' partitions
+ * (backend_partition_device_bytes_split) still fit beside them, in this order: A, C, B2,
+ * B1, then H. A streamed MSM waits for its copies unless its kernels outlast them: A's,
+ * B's and C's scalars are mostly zeros and ones, cheap a point, while H's dense MSM hides
+ * its chunks' copies behind its kernels (run 109, 10 x 2^27 on an H100: 640 ms a
+ * partition of the first kind's copies between the MSMs, ~60 ms of H's). The doubled
+ * chunk is taken when it keeps at least as many bytes of the key resident; larger chunks
+ * are fewer whole MSMs of more points each (run 108: H's MSM -14% with 3 GiB chunks
+ * against 1.5). plan->reserved grows to what the choice needs. Never without a budget:
+ * `chunk` and nothing resident. */
+uint64_t pipeline_plan_stream(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                              const groth16_prover_key *pk, uint64_t chunk, bool may_double,
+                              bool split, unsigned *resident);
 /* GPU workers per device when the caller sets none: two, so that one partition's upload
  * and host-side steps overlap the other's kernels, but only while the host budget's
  * `slots` buffer slots leave at least one free to be filled beside the devices' workers:

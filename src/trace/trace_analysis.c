@@ -143,8 +143,17 @@ static int u64_cmp(const void *pa, const void *pb)
 }
 
 /* The interval sets a lane is made of: one per cause that an event can explain (the
- * causes before UNEXPLAINED), then the lane's busy time, then its windows. */
-enum { SET_BUSY = TRACE_CAUSE_UNEXPLAINED, SET_WINDOWS, SET_COUNT };
+ * causes before UNEXPLAINED) for the events of the lane's own device, the same for the
+ * CPU's events (device TRACE_CPU, which every lane sees), then the lane's busy time, then
+ * its windows. The lane's own events explain an instant before the CPU's: a streamed
+ * key's upload on this GPU is why its prover is not running kernels, even while a
+ * synthesis thread waits for the budget (run 109's gaps, blamed on that wait before). */
+enum {
+    SET_WIDE = TRACE_CAUSE_UNEXPLAINED,
+    SET_BUSY = 2 * TRACE_CAUSE_UNEXPLAINED,
+    SET_WINDOWS,
+    SET_COUNT
+};
 
 /* Builds the lane's labelled segmentation of [run_s, run_e). */
 static g16_status lane_build(lane *ln, const trace_event *ev, size_t n, bool gpu, int device,
@@ -161,7 +170,8 @@ static g16_status lane_build(lane *ln, const trace_event *ev, size_t n, bool gpu
         else if (is_window(e, gpu, device))
             ok = spans_add(&sets[SET_WINDOWS], e->start_ns, e->end_ns);
         else if (c >= 0)
-            ok = spans_add(&sets[c], e->start_ns, e->end_ns);
+            ok = spans_add(&sets[e->device == device ? c : SET_WIDE + c], e->start_ns,
+                           e->end_ns);
     }
     size_t total = 2;
     for (int c = 0; c < SET_COUNT; c++) {
@@ -204,8 +214,11 @@ static g16_status lane_build(lane *ln, const trace_event *ev, size_t n, bool gpu
         }
         int label = covered[SET_WINDOWS] ? TRACE_CAUSE_UNEXPLAINED : TRACE_CAUSE_IDLE;
         for (int c = TRACE_CAUSE_UNEXPLAINED - 1; c >= 0; c--)
-            if (covered[c])
+            if (covered[SET_WIDE + c])
                 label = c; /* the first in priority order wins */
+        for (int c = TRACE_CAUSE_UNEXPLAINED - 1; c >= 0; c--)
+            if (covered[c])
+                label = c; /* and the lane's own events before the CPU's */
         if (covered[SET_BUSY])
             label = LABEL_BUSY;
         ln->label[i] = (uint8_t)label;

@@ -80,7 +80,10 @@ typedef struct {
     unsigned slices;              /* a window's rounds in this many slices (0 or 1: whole) */
     unsigned ones_pieces;         /* a standalone MSM's ones' rounds in this many pieces after
                                    * running out of device memory (0: one) */
-    double ms_upload;             /* scalars (and bases when not yet resident) */
+    double ms_upload;             /* scalars (and bases when not yet resident); a streamed
+                                   * key's MSM (backend_cuda.c): the time it waited for its
+                                   * chunks' copies */
+    unsigned long long streamed_bytes; /* a streamed key's MSM: its points' bytes copied */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */
     double ms_sort;               /* signed digits and the radix sort per window */
