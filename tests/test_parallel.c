@@ -2,7 +2,9 @@
  * nested calls and with calls from several threads at once. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "util/parallel.h"
@@ -52,6 +54,32 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+/* parallel_memcpy: sizes around its 16 MiB blocks (none, part of one, one and a byte,
+ * several and a tail), at an odd offset; every byte lands, none past the end. */
+static void test_memcpy(void)
+{
+    const size_t block = 16u << 20, sizes[] = {0, 1, 4097, block, block + 1, 3 * block + 12345};
+    size_t most = sizes[sizeof sizes / sizeof sizes[0] - 1];
+    unsigned char *src = malloc(most + 1), *dst = malloc(most + 2);
+    if (!CHECK(src && dst)) {
+        free(src);
+        free(dst);
+        return;
+    }
+    for (size_t i = 0; i <= most; i++)
+        src[i] = (unsigned char)test_rand64();
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        memset(dst, 0xA5, most + 2);
+        parallel_memcpy(dst + 1, src + 1, n);
+        bool same = memcmp(dst + 1, src + 1, n) == 0;
+        if (!CHECK(same && dst[0] == 0xA5 && dst[n + 1] == 0xA5))
+            printf("  parallel_memcpy of %zu bytes: %s\n", n, same ? "wrote past its end" : "differs");
+    }
+    free(src);
+    free(dst);
+}
+
 int main(void)
 {
     test_init("test_parallel");
@@ -74,6 +102,7 @@ int main(void)
             pthread_join(th[i], NULL);
             CHECK(thread_ok[i]);
         }
+        test_memcpy();
     }
     return test_finish();
 }

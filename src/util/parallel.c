@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "trace/trace.h"
@@ -188,4 +189,28 @@ void parallel_for(size_t n, size_t min_chunk, parallel_body body, void *ctx)
         pthread_mutex_unlock(&pool.lock);
     }
     pthread_mutex_unlock(&pool.submit);
+}
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t bytes;
+} memcpy_job;
+
+enum { MEMCPY_BLOCK = 16u << 20 };
+
+static void memcpy_body(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    const memcpy_job *j = ctx;
+    size_t lo = begin * MEMCPY_BLOCK, hi = end * MEMCPY_BLOCK;
+    if (hi > j->bytes)
+        hi = j->bytes;
+    memcpy(j->dst + lo, j->src + lo, hi - lo);
+}
+
+void parallel_memcpy(void *dst, const void *src, size_t bytes)
+{
+    memcpy_job j = {dst, src, bytes};
+    parallel_for((bytes + MEMCPY_BLOCK - 1) / MEMCPY_BLOCK, 1, memcpy_body, &j);
 }

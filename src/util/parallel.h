@@ -31,6 +31,10 @@ unsigned parallel_set_threads(unsigned threads);
  * item is done. */
 void parallel_for(size_t n, size_t min_chunk, parallel_body body, void *ctx);
 
+/* memcpy of bytes from src to dst (not overlapping) in blocks of 16 MiB across the pool:
+ * one thread copies a few GB/s, the host's memory moves several times that. */
+void parallel_memcpy(void *dst, const void *src, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

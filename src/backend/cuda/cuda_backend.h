@@ -81,8 +81,8 @@ typedef struct {
     unsigned ones_pieces;         /* a standalone MSM's ones' rounds in this many pieces after
                                    * running out of device memory (0: one) */
     double ms_upload;             /* scalars (and bases when not yet resident); a streamed
-                                   * key's MSM (backend_cuda.c): the time it waited for its
-                                   * chunks' copies */
+                                   * key's MSM (backend_cuda.c): its wall time outside its
+                                   * kernels, mostly waiting for its chunks' copies */
     unsigned long long streamed_bytes; /* a streamed key's MSM: its points' bytes copied */
     double ms_classify;           /* zero/one/other split and compaction */
     double ms_ones;               /* the scalars equal to one: a parallel sum */
@@ -171,11 +171,16 @@ g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev, const voi
  *                          then run from pageable memory, slower but the same bytes. The
  *                          range is unpinned with the last context that pinned it, so
  *                          host must outlive the context (as for cuda_ctx_resident).
- *   cuda_ctx_upload_slot   queues a copy into dev on the copy stream as slot 0 or 1;
+ *   cuda_ctx_upload_slot   queues a copy into dev on the copy stream as slot 0, 1 or 2
+ *                          (0 and 1: a streamed key's chunks; 2: a partition's witness,
+ *                          copied while the H polynomial's kernels run); the copy stream
+ *                          runs its copies in the order queued;
  *   cuda_ctx_wait_slot     makes the context's stream wait for that copy and returns the
- *                          copy's time (ms, by events) when ms is not NULL.
+ *                          copy's time (ms, by events: the host waits for the copy) when
+ *                          ms is not NULL.
  * The caller must not reuse a slot's device buffer before the work that read it is done
  * (backend_cuda.c waits for each chunk's MSM before queueing the copy after next). */
+enum { CUDA_COPY_SLOTS = 3 };
 bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes);
 g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, const void *host,
                                 size_t bytes);
@@ -215,6 +220,9 @@ g16_status cuda_ctx_upload(cuda_ctx *ctx, void *dev, const void *host, size_t by
  * CUDA copies it synchronously) and stay unchanged until cuda_ctx_sync. */
 g16_status cuda_ctx_upload_async(cuda_ctx *ctx, void *dev, const void *host, size_t bytes);
 g16_status cuda_ctx_sync(cuda_ctx *ctx);
+/* Waits for every copy queued on the copy stream (cuda_ctx_upload_slot), if any: before a
+ * failed partition hands their buffers back. */
+void cuda_ctx_sync_copies(cuda_ctx *ctx);
 g16_status cuda_ctx_download(cuda_ctx *ctx, void *host, const void *dev, size_t bytes);
 
 /* out_dev[0..count) = the 32-byte elements in_dev[j] of the wires j < n_wires marked in

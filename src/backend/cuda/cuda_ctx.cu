@@ -427,7 +427,7 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     for (int i = 0; i < 8; i++)
         if (ctx->ev[i])
             cudaEventDestroy(ctx->ev[i]);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < CUDA_COPY_SLOTS; i++) {
         if (ctx->slot_start[i])
             cudaEventDestroy(ctx->slot_start[i]);
         if (ctx->slot_done[i])
@@ -659,11 +659,11 @@ extern "C" bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes)
 extern "C" g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, const void *host,
                                            size_t bytes)
 {
-    if (slot < 0 || slot > 1)
+    if (slot < 0 || slot >= CUDA_COPY_SLOTS)
         return status_fail(G16_ERR_INTERNAL, "cuda_ctx_upload_slot: slot %d", slot);
     if (!ctx->copy_stream) {
         CUDA_TRY(cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking), G16_ERR_INTERNAL);
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < CUDA_COPY_SLOTS; i++) {
             CUDA_TRY(cudaEventCreate(&ctx->slot_start[i]), G16_ERR_INTERNAL);
             CUDA_TRY(cudaEventCreate(&ctx->slot_done[i]), G16_ERR_INTERNAL);
         }
@@ -677,7 +677,7 @@ extern "C" g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, c
 
 extern "C" g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot, double *ms)
 {
-    if (slot < 0 || slot > 1 || !ctx->copy_stream)
+    if (slot < 0 || slot >= CUDA_COPY_SLOTS || !ctx->copy_stream)
         return status_fail(G16_ERR_INTERNAL, "cuda_ctx_wait_slot: slot %d has no copy", slot);
     CUDA_TRY(cudaStreamWaitEvent(ctx->stream, ctx->slot_done[slot], 0), G16_ERR_INTERNAL);
     if (ms)
@@ -731,6 +731,12 @@ extern "C" g16_status cuda_ctx_sync(cuda_ctx *ctx)
 {
     CUDA_TRY(cudaStreamSynchronize(ctx->stream), G16_ERR_INTERNAL);
     return G16_OK;
+}
+
+extern "C" void cuda_ctx_sync_copies(cuda_ctx *ctx)
+{
+    if (ctx->copy_stream)
+        cudaStreamSynchronize(ctx->copy_stream);
 }
 
 extern "C" g16_status cuda_ctx_download(cuda_ctx *ctx, void *host, const void *dev, size_t bytes)
