@@ -55,7 +55,8 @@ static void *thread_main(void *arg)
 }
 
 /* parallel_memcpy: sizes around its 16 MiB blocks (none, part of one, one and a byte,
- * several and a tail), at an odd offset; every byte lands, none past the end. */
+ * several and a tail), at an odd offset, on the whole pool and in 3 ways; every byte
+ * lands, none past the end. */
 static void test_memcpy(void)
 {
     const size_t block = 16u << 20, sizes[] = {0, 1, 4097, block, block + 1, 3 * block + 12345};
@@ -70,11 +71,14 @@ static void test_memcpy(void)
         src[i] = (unsigned char)test_rand64();
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t n = sizes[i];
-        memset(dst, 0xA5, most + 2);
-        parallel_memcpy(dst + 1, src + 1, n);
-        bool same = memcmp(dst + 1, src + 1, n) == 0;
-        if (!CHECK(same && dst[0] == 0xA5 && dst[n + 1] == 0xA5))
-            printf("  parallel_memcpy of %zu bytes: %s\n", n, same ? "wrote past its end" : "differs");
+        for (unsigned ways = 0; ways <= 3; ways += 3) {
+            memset(dst, 0xA5, most + 2);
+            parallel_memcpy(dst + 1, src + 1, n, ways);
+            bool same = memcmp(dst + 1, src + 1, n) == 0;
+            if (!CHECK(same && dst[0] == 0xA5 && dst[n + 1] == 0xA5))
+                printf("  parallel_memcpy of %zu bytes in %u ways: %s\n", n, ways,
+                       same ? "wrote past its end" : "differs");
+        }
     }
     free(src);
     free(dst);

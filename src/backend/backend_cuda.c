@@ -246,22 +246,27 @@ typedef struct {
 DEFINE_STREAMED_MSM(g1, 1, 96)
 DEFINE_STREAMED_MSM(g2, 2, 192)
 
-/* Queues the first chunk of a streamed array of n points (host) into copy slot 0 now, so
- * that it travels while other kernels run; the array's MSM (msm_streamed_g1/g2) takes it
- * instead of copying it again. */
+/* The bytes of a streamed array's first chunk (n points of point_bytes). */
+static size_t stream_first_bytes(const cuda_backend_state *bs, size_t n, size_t point_bytes)
+{
+    size_t chunk = bs->stream_chunk / point_bytes;
+    return (n < chunk ? n : chunk) * point_bytes;
+}
+
+/* Queues the first chunk of a streamed array of n points (host) into copy slot 0 now, in
+ * bs->pre_buf (allocated by the caller with the partition's other buffers: an allocation
+ * that made the pool free blocks would wait for the copies in flight), so that it travels
+ * while other kernels run; the array's MSM (msm_streamed_g1/g2) takes it instead of
+ * copying it again. */
 static g16_status stream_prefetch(cuda_backend_state *bs, const uint8_t *host, size_t n,
                                   size_t point_bytes)
 {
-    size_t chunk = bs->stream_chunk / point_bytes, len0 = n < chunk ? n : chunk;
-    if (len0 == 0)
+    if (!bs->pre_buf)
         return G16_OK;
     if (!cuda_ctx_pin_host(bs->ctx, host, n * point_bytes))
         bs->pin_failed = true;
-    g16_status st = cuda_ctx_alloc(bs->ctx, &bs->pre_buf, len0 * point_bytes);
-    if (!st && (st = cuda_ctx_upload_slot(bs->ctx, 0, bs->pre_buf, host, len0 * point_bytes))) {
-        cuda_ctx_release(bs->ctx, bs->pre_buf);
-        bs->pre_buf = NULL;
-    }
+    g16_status st = cuda_ctx_upload_slot(bs->ctx, 0, bs->pre_buf, host,
+                                         stream_first_bytes(bs, n, point_bytes));
     bs->pre_host = st ? NULL : host;
     return st;
 }
@@ -470,10 +475,12 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     span = trace_begin();
     dza = dz;
     dzb = dz;
+    const bool h_streamed = !(resident & (1u << KH)) && n > 0;
     if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &db, vec)) ||
         (st = cuda_ctx_alloc(ctx, &dc, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
         (!a_whole && (st = cuda_ctx_alloc(ctx, &dza, na * 32))) ||
         (!b_whole && (st = cuda_ctx_alloc(ctx, &dzb, nb * 32))) ||
+        (h_streamed && (st = cuda_ctx_alloc(ctx, &bs->pre_buf, stream_first_bytes(bs, n, 96)))) ||
         (st = cuda_ctx_upload_async(ctx, da, a, vec)) ||
         (st = cuda_ctx_upload_async(ctx, db, b, vec)) ||
         (st = cuda_ctx_upload_async(ctx, dc, c, vec)))
@@ -490,7 +497,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
      * to slow them): at 2^27, 4 GiB and 3 GiB, ~140 ms beside the NTT's ~255 (run 110:
      * they were ~145 ms of a 1.70 s partition's gaps). */
     if ((st = cuda_ctx_upload_slot(ctx, 2, dz, zsrc, nv * 32)) ||
-        (!(resident & (1u << KH)) && (st = stream_prefetch(bs, keys[KH].host, n, 96))))
+        (h_streamed && (st = stream_prefetch(bs, keys[KH].host, n, 96))))
         goto out;
 
     /* 2. h, in place in a, on the device: it never comes back to the host. */

@@ -209,13 +209,16 @@ static g16_status copy_cached(const job_witness_cache *c, size_t p, job_buffers 
                            "partition %zu: the witness cache holds %zu wires and a domain of "
                            "%zu, the job %zu and %zu", p, e->n_vars, e->domain_size,
                            bufs->n_vars, bufs->domain_size);
-    /* Across the pool: the cache stands in for synthesis, and one thread's copy (~10 GB/s,
-     * 1.6-2.1 s for a 2^27 partition's 16 GiB in run 110) was slower than the GPU's
-     * partition, so the benchmark measured the copy instead of the prover. */
-    parallel_memcpy(bufs->z, e->z, e->n_vars * sizeof *e->z);
-    parallel_memcpy(bufs->a, e->a, e->domain_size * sizeof *e->a);
-    parallel_memcpy(bufs->b, e->b, e->domain_size * sizeof *e->b);
-    parallel_memcpy(bufs->c, e->c, e->domain_size * sizeof *e->c);
+    /* On 4 of the pool's threads: the cache stands in for synthesis, and one thread's
+     * copy (~10 GB/s, 1.6-2.1 s for a 2^27 partition's 16 GiB in run 110) was slower
+     * than the GPU's partition, so the benchmark measured the copy, not the prover; the
+     * whole pool (0.48 s, run 111) took the host memory the GPU's uploads read beside
+     * it (the witness's 12 GiB at 40 GB/s instead of 55). */
+    enum { COPY_WAYS = 4 };
+    parallel_memcpy(bufs->z, e->z, e->n_vars * sizeof *e->z, COPY_WAYS);
+    parallel_memcpy(bufs->a, e->a, e->domain_size * sizeof *e->a, COPY_WAYS);
+    parallel_memcpy(bufs->b, e->b, e->domain_size * sizeof *e->b, COPY_WAYS);
+    parallel_memcpy(bufs->c, e->c, e->domain_size * sizeof *e->c, COPY_WAYS);
     return G16_OK;
 }
 

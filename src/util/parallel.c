@@ -194,7 +194,7 @@ void parallel_for(size_t n, size_t min_chunk, parallel_body body, void *ctx)
 typedef struct {
     char *dst;
     const char *src;
-    size_t bytes;
+    size_t bytes, block;
 } memcpy_job;
 
 enum { MEMCPY_BLOCK = 16u << 20 };
@@ -203,14 +203,17 @@ static void memcpy_body(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     const memcpy_job *j = ctx;
-    size_t lo = begin * MEMCPY_BLOCK, hi = end * MEMCPY_BLOCK;
+    size_t lo = begin * j->block, hi = end * j->block;
     if (hi > j->bytes)
         hi = j->bytes;
-    memcpy(j->dst + lo, j->src + lo, hi - lo);
+    if (lo < hi)
+        memcpy(j->dst + lo, j->src + lo, hi - lo);
 }
 
-void parallel_memcpy(void *dst, const void *src, size_t bytes)
+void parallel_memcpy(void *dst, const void *src, size_t bytes, unsigned ways)
 {
-    memcpy_job j = {dst, src, bytes};
-    parallel_for((bytes + MEMCPY_BLOCK - 1) / MEMCPY_BLOCK, 1, memcpy_body, &j);
+    memcpy_job j = {dst, src, bytes, MEMCPY_BLOCK};
+    if (ways && bytes / ways > MEMCPY_BLOCK) /* ways pieces: no more threads than that */
+        j.block = (bytes + ways - 1) / ways;
+    parallel_for((bytes + j.block - 1) / j.block, 1, memcpy_body, &j);
 }
