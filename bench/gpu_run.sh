@@ -36,7 +36,8 @@
 #   job27c3    job27 with the streamed key's chunks of 3 GiB (G16_GPU_STREAM_CHUNK; 1.5 GiB
 #              by default): 2^25 G1 points a chunk's MSM
 #   job27g     job27 with H's streamed chunks by GLV, each chunk's table made beside it
-#              (G16_GPU_STREAM_GLV=1)
+#              (G16_GPU_STREAM_GLV=1: the default since session 38)
+#   job27n     job27 without GLV per streamed chunk (G16_GPU_STREAM_GLV=0)
 #   job27s     job27 with the whole key streamed (--gpu-key streamed): on an 80 GB card,
 #              the plan before session 38 kept no array of the key on the device
 #   job27w1    job27 with one GPU worker (--provers 1): on an 80 GB card, where the key
@@ -498,6 +499,8 @@ for step in "${steps[@]}"; do
     --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
   job27s) bench_job job27s 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 --gpu-key streamed ;;
+  job27n) G16_GPU_STREAM_GLV=0 bench_job job27n 580 --constraints 134217728 \
+    --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
   job27w1) bench_job job27w1 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 --provers 1 ;;
   pipe24)

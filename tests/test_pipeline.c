@@ -760,7 +760,7 @@ static void test_streamed_plan(void)
     const char *had = getenv("G16_GPU_STREAM_CHUNK");
     char *saved = had ? strdup(had) : NULL;
     unsetenv("G16_GPU_STREAM_CHUNK");
-    unsetenv("G16_GPU_STREAM_GLV");
+    setenv("G16_GPU_STREAM_GLV", "0", 1); /* H's chunks without GLV, until said otherwise */
     groth16_prover_key pk[2];
     uint64_t streamed[2], vectors[2];
     for (int i = 0; i < 2; i++) {
@@ -847,7 +847,16 @@ static void test_streamed_plan(void)
     setenv("G16_GPU_STREAM_GLV", "1", 1);
     CHECK(backend_stream_glv() && plain3 > streamed[0] &&
           backend_partition_device_bytes(&pk[0], backend_stream_chunk_bytes(), false, 0, false) > plain3);
+    /* GLV per chunk by default (unset); with it, the one-worker split still keeps A, B1,
+     * B2 and C at 3 GiB chunks (69.3 GiB planned; run 111 measured 68.2). */
     unsetenv("G16_GPU_STREAM_GLV");
+    unsetenv("G16_GPU_STREAM_CHUNK");
+    uint64_t need_glv = backend_key_arrays_bytes(&pk[0], acb) +
+                        backend_partition_device_bytes_split(&pk[0], 2 * chunk, acb);
+    CHECK(backend_stream_glv() && need_glv > need &&
+          pipeline_plan_device(&p, budget, 0, key, plain, streamed[0], 1, BACKEND_KEY_AUTO) &&
+          pipeline_plan_stream(&p, budget, 0, &pk[0], chunk, true, true, &kept) == 2 * chunk &&
+          kept == acb && p.reserved == need_glv);
     setenv("G16_GPU_STREAM_CHUNK", "100663296", 1); /* 96 MiB */
     CHECK(backend_stream_chunk_bytes() == 100663296 &&
           backend_partition_device_bytes(&pk[0], backend_stream_chunk_bytes(), false, 0, false) < streamed[0]);
@@ -857,6 +866,7 @@ static void test_streamed_plan(void)
     } else {
         unsetenv("G16_GPU_STREAM_CHUNK");
     }
+    unsetenv("G16_GPU_STREAM_GLV");
 }
 
 static void test_device_plan(void)

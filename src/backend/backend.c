@@ -246,7 +246,7 @@ uint64_t backend_partition_device_bytes_split(const groth16_prover_key *pk, uint
 bool backend_stream_glv(void)
 {
     const char *env = getenv("G16_GPU_STREAM_GLV");
-    return env && !strcmp(env, "1");
+    return !env || strcmp(env, "0");
 }
 
 uint64_t backend_stream_chunk_bytes(void)

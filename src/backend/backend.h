@@ -42,9 +42,10 @@ typedef enum { BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT, BACKEND_KEY_STREAMED } ba
 /* The chunk when no plan chose one: G16_GPU_STREAM_CHUNK when it holds at least 192 bytes
  * (two G1 points), else BACKEND_STREAM_CHUNK_BYTES. */
 uint64_t backend_stream_chunk_bytes(void);
-/* Whether H's MSM over a streamed key makes each chunk's GLV table (G16_GPU_STREAM_GLV=1;
- * run 108: H's MSM -8% at 1.5 GiB chunks; off by default until measured with the doubled
- * ones), which backend_partition_device_bytes then counts. */
+/* Whether H's MSM over a streamed key makes each chunk's GLV table, which
+ * backend_partition_device_bytes then counts: yes unless G16_GPU_STREAM_GLV=0 (run 111,
+ * 10 x 2^27 on an H100 with a split key and 3 GiB chunks: H's MSM -9%, 17.50 s a job
+ * against 18.72 without). */
 bool backend_stream_glv(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
