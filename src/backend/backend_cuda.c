@@ -473,8 +473,6 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
         trace_end_on(span, TRACE_UPLOAD, dev, cuda_ctx_resident_bytes(ctx) - resident_before,
                      "key points");
     span = trace_begin();
-    dza = dz;
-    dzb = dz;
     const bool h_streamed = !(resident & (1u << KH)) && n > 0;
     if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &db, vec)) ||
         (st = cuda_ctx_alloc(ctx, &dc, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||

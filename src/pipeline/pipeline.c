@@ -549,10 +549,8 @@ static bool prover_open(worker *w)
         uint64_t span = trace_begin();
         st = backend_prepare_key(w->be, pl->cfg.key, &prepare_ms);
         if (pl->key_placement == BACKEND_KEY_STREAMED) /* host work, once, at start-up */
-            trace_end(span, TRACE_KERNEL,
-                      pl->key_resident_arrays ? "pinning the key (a split key's resident "
-                                                "arrays uploaded)"
-                                              : "pinning the key");
+            trace_end(span, TRACE_KERNEL, /* a split key's resident arrays go up too */
+                      pl->key_resident_arrays ? "key pinned + uploaded" : "pinning the key");
         else if (pl->cfg.release_key_host)
             trace_end_on(span, TRACE_UPLOAD, w->device, pipeline_key_host_bytes(pl->cfg.key),
                          "key points (at start-up)");
