@@ -367,7 +367,8 @@ static size_t planted_gpu(trace_event *e)
 
 /* A gap a GPU's own upload explains is the upload's, though a CPU thread waits for the
  * budget meanwhile (the lane's own events before the CPU's); where only that wait covers
- * it, the wait's. GPU 0 p0 0-100: kernels 0-40 and 90-100, UPLOAD (GPU 0) 40-70,
+ * it, the wait's. The uploads carry no bytes (a streamed key's waits): none of the run's
+ * copy rate. GPU 0 p0 0-100: kernels 0-40 and 90-100, UPLOAD (GPU 0) 40-70,
  * BUDGET_WAIT (CPU) 30-90; a second GPU's upload at 70-80 explains nothing of GPU 0's. */
 static void test_own_device_first(void)
 {
@@ -388,6 +389,9 @@ static void test_own_device_first(void)
         CHECK_MS(p0->gap_ms_by[TRACE_CAUSE_UPLOAD], 30);
         CHECK_MS(p0->gap_ms_by[TRACE_CAUSE_BUDGET_WAIT], 20);
     }
+    /* Waits without bytes count in the gaps, not in the copy rate. */
+    CHECK(a.upload_bytes == 0);
+    CHECK_MS(a.upload_ms, 0);
     trace_analysis_free(&a);
 }
 

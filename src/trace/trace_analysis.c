@@ -707,7 +707,7 @@ g16_status trace_analyze(trace_analysis *a, const trace_event *events, size_t n)
             a->start_ns = ev[i].start_ns;
         if (!i || ev[i].end_ns > a->end_ns)
             a->end_ns = ev[i].end_ns;
-        if (ev[i].kind == TRACE_UPLOAD) {
+        if (ev[i].kind == TRACE_UPLOAD && ev[i].bytes) { /* copies, not waits (no bytes) */
             a->upload_bytes += ev[i].bytes;
             a->upload_ms += ms(ev[i].end_ns - ev[i].start_ns);
         }

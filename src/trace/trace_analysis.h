@@ -120,7 +120,9 @@ typedef struct {
     double utilisation;          /* busy / (wall x lanes) */
     double steady_utilisation;   /* over the lanes' steady parts; < 0 if undefined */
     uint64_t upload_bytes;
-    double upload_ms;
+    double upload_ms;            /* the uploads that carry their bytes: a streamed key's
+                                  * waits (no bytes, backend_cuda.c) would understate the
+                                  * copy rate (run 111: 15 GB/s reported, ~41 copying) */
     trace_device_stats *devices;
     size_t n_devices;
     trace_partition_stats *parts; /* by lane, then window start */
