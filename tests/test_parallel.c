@@ -54,12 +54,12 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-/* parallel_memcpy: sizes around its 16 MiB blocks (none, part of one, one and a byte,
+/* parallel_memcpy: sizes around its 4 MiB blocks (none, part of one, one and a byte,
  * several and a tail), at an odd offset, on the whole pool and in 3 ways; every byte
  * lands, none past the end. */
 static void test_memcpy(void)
 {
-    const size_t block = 16u << 20, sizes[] = {0, 1, 4097, block, block + 1, 3 * block + 12345};
+    const size_t block = 4u << 20, sizes[] = {0, 1, 4097, block, block + 1, 3 * block + 12345};
     size_t most = sizes[sizeof sizes / sizeof sizes[0] - 1];
     unsigned char *src = malloc(most + 1), *dst = malloc(most + 2);
     if (!CHECK(src && dst)) {

@@ -149,10 +149,11 @@ struct backend {
      * workers' own buffers would need slices. Set with msm_glv. */
     bool msm_arena;
     /* The streamed key's chunk in bytes (0: backend_stream_chunk_bytes). The pipeline sets
-     * twice the default where that costs no worker (pipeline_plan_stream_chunk). */
+     * twice the default where that costs no worker (pipeline_plan_stream). */
     uint64_t stream_chunk_bytes;
     /* With key_placement STREAMED: the key's arrays (bits as backend_key_arrays_bytes)
-     * kept on the device all the same, uploaded by the first partition; only the others
+     * kept on the device all the same, uploaded by backend_prepare_key (else by the first
+     * partition); only the others
      * stream. 0 (the default): every array streams. The pipeline keeps those whose MSMs
      * would wait for their copies where the budget holds them (pipeline_plan_stream). */
     unsigned key_resident_arrays;

@@ -200,7 +200,7 @@ typedef struct {
                 goto out;                                                                   \
             double phi_ms = 0;                                                              \
             G##_jac_t p, t;                                                                 \
-            if ((st = cuda_ctx_wait_slot(ctx, (int)(k & 1), NULL)))                         \
+            if ((st = cuda_ctx_wait_slot(ctx, (int)(k & 1))))                               \
                 goto out;                                                                   \
             if (glv) { /* synchronous: its time is the kernel's */                          \
                 phi_ms = clock_ms();                                                        \
@@ -232,8 +232,8 @@ typedef struct {
         sum.ms_upload = wall > sum.ms_total ? wall - sum.ms_total : 0;                      \
     out:                                                                                    \
         if (st) { /* a queued copy may still write into a buffer: let it land first */      \
-            cuda_ctx_wait_slot(ctx, 0, NULL);                                               \
-            cuda_ctx_wait_slot(ctx, 1, NULL);                                               \
+            cuda_ctx_wait_slot(ctx, 0);                                                     \
+            cuda_ctx_wait_slot(ctx, 1);                                                     \
             cuda_ctx_sync(ctx);                                                             \
         }                                                                                   \
         cuda_ctx_release(ctx, buf[0]);                                                      \
@@ -522,7 +522,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     cuda_ctx_release(ctx, db);
     cuda_ctx_release(ctx, dc);
     db = dc = NULL;
-    if ((st = cuda_ctx_wait_slot(ctx, 2, NULL)) ||
+    if ((st = cuda_ctx_wait_slot(ctx, 2)) ||
         (!a_whole && (st = cuda_density_gather(ctx, dza, dz, pk->density_a, nv))) ||
         (!b_whole && (st = cuda_density_gather(ctx, dzb, dz, pk->density_b, nv))))
         goto out;

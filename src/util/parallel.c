@@ -197,7 +197,7 @@ typedef struct {
     size_t bytes, block;
 } memcpy_job;
 
-enum { MEMCPY_BLOCK = 16u << 20 };
+enum { MEMCPY_BLOCK = 4u << 20 };
 
 static void memcpy_body(void *ctx, size_t begin, size_t end, unsigned worker)
 {

@@ -32,7 +32,7 @@ unsigned parallel_set_threads(unsigned threads);
 void parallel_for(size_t n, size_t min_chunk, parallel_body body, void *ctx);
 
 /* memcpy of bytes from src to dst (not overlapping) on at most `ways` of the pool's
- * threads at once (0: all of them), in `ways` pieces or blocks of 16 MiB: one thread
+ * threads at once (0: all of them), in `ways` pieces or blocks of 4 MiB: one thread
  * copies a few GB/s, the host's memory moves several times that, and a caller beside
  * other users of that memory (a GPU's DMA) may want only part of it. */
 void parallel_memcpy(void *dst, const void *src, size_t bytes, unsigned ways);

@@ -175,16 +175,15 @@ g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev, const voi
  *                          (0 and 1: a streamed key's chunks; 2: a partition's witness,
  *                          copied while the H polynomial's kernels run); the copy stream
  *                          runs its copies in the order queued;
- *   cuda_ctx_wait_slot     makes the context's stream wait for that copy and returns the
- *                          copy's time (ms, by events: the host waits for the copy) when
- *                          ms is not NULL.
+ *   cuda_ctx_wait_slot     makes the context's stream wait for that copy (the host does
+ *                          not wait).
  * The caller must not reuse a slot's device buffer before the work that read it is done
  * (backend_cuda.c waits for each chunk's MSM before queueing the copy after next). */
 enum { CUDA_COPY_SLOTS = 3 };
 bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes);
 g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, const void *host,
                                 size_t bytes);
-g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot, double *ms);
+g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot);
 
 /* Device memory, for reports (cuda_ctx_sample_memory): the device-wide figures come from
  * cudaMemGetInfo, so they include other processes and contexts on the device. */

@@ -279,19 +279,6 @@ cudaError_t cuda_copy(cuda_ctx *ctx, void *dst, const void *src, size_t bytes, c
     return err != cudaSuccess ? err : cudaStreamSynchronize(ctx->stream);
 }
 
-/* parallel_for's body for upload_staged: bytes [begin, end) of a chunk into its pinned
- * buffer (a pageable read runs ~5-10 GB/s a thread). */
-typedef struct {
-    char *to;
-    const char *from;
-} copy_job;
-
-static void copy_bytes(void *ctx, size_t begin, size_t end, unsigned)
-{
-    const copy_job *j = (const copy_job *)ctx;
-    memcpy(j->to + begin, j->from + begin, end - begin);
-}
-
 /* A pageable host range to the device through pinned bounce buffers: the process's worker
  * threads (parallel_for) copy chunk c into buffer c % BUFS while the copy engine moves
  * the chunks before it. Pageable
@@ -320,8 +307,8 @@ static cudaError_t upload_staged(cuda_ctx *ctx, void *dev, const void *host, siz
         err = cudaEventSynchronize(done[b]); /* the copy engine is done with the buffer */
         if (err != cudaSuccess)
             break;
-        copy_job job = {(char *)buf[b], (const char *)host + off};
-        parallel_for(n, (size_t)4 << 20, copy_bytes, &job);
+        /* across the pool: a pageable read runs ~5-10 GB/s a thread */
+        parallel_memcpy(buf[b], (const char *)host + off, n, 0);
         err = cudaMemcpyAsync((char *)dev + off, buf[b], n, cudaMemcpyHostToDevice, ctx->stream);
         if (err == cudaSuccess)
             err = cudaEventRecord(done[b], ctx->stream);
@@ -427,12 +414,9 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     for (int i = 0; i < 8; i++)
         if (ctx->ev[i])
             cudaEventDestroy(ctx->ev[i]);
-    for (int i = 0; i < CUDA_COPY_SLOTS; i++) {
-        if (ctx->slot_start[i])
-            cudaEventDestroy(ctx->slot_start[i]);
+    for (int i = 0; i < CUDA_COPY_SLOTS; i++)
         if (ctx->slot_done[i])
             cudaEventDestroy(ctx->slot_done[i]);
-    }
     if (ctx->copy_stream) {
         cudaStreamSynchronize(ctx->copy_stream);
         cudaStreamDestroy(ctx->copy_stream);
@@ -663,25 +647,21 @@ extern "C" g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, c
         return status_fail(G16_ERR_INTERNAL, "cuda_ctx_upload_slot: slot %d", slot);
     if (!ctx->copy_stream) {
         CUDA_TRY(cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking), G16_ERR_INTERNAL);
-        for (int i = 0; i < CUDA_COPY_SLOTS; i++) {
-            CUDA_TRY(cudaEventCreate(&ctx->slot_start[i]), G16_ERR_INTERNAL);
-            CUDA_TRY(cudaEventCreate(&ctx->slot_done[i]), G16_ERR_INTERNAL);
-        }
+        for (int i = 0; i < CUDA_COPY_SLOTS; i++)
+            CUDA_TRY(cudaEventCreateWithFlags(&ctx->slot_done[i], cudaEventDisableTiming),
+                     G16_ERR_INTERNAL);
     }
-    CUDA_TRY(cudaEventRecord(ctx->slot_start[slot], ctx->copy_stream), G16_ERR_INTERNAL);
     CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, ctx->copy_stream),
              G16_ERR_INTERNAL);
     CUDA_TRY(cudaEventRecord(ctx->slot_done[slot], ctx->copy_stream), G16_ERR_INTERNAL);
     return G16_OK;
 }
 
-extern "C" g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot, double *ms)
+extern "C" g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot)
 {
     if (slot < 0 || slot >= CUDA_COPY_SLOTS || !ctx->copy_stream)
         return status_fail(G16_ERR_INTERNAL, "cuda_ctx_wait_slot: slot %d has no copy", slot);
     CUDA_TRY(cudaStreamWaitEvent(ctx->stream, ctx->slot_done[slot], 0), G16_ERR_INTERNAL);
-    if (ms)
-        *ms = cuda_elapsed_ms(ctx->slot_start[slot], ctx->slot_done[slot]);
     return G16_OK;
 }
 

@@ -49,7 +49,7 @@ struct cuda_ctx {
     /* The copy stream of a streamed key (cuda_ctx_upload_slot): created on first use, with
      * a start and a done event per slot of the double buffer. */
     cudaStream_t copy_stream;
-    cudaEvent_t slot_start[CUDA_COPY_SLOTS], slot_done[CUDA_COPY_SLOTS];
+    cudaEvent_t slot_done[CUDA_COPY_SLOTS];
     /* Host ranges this context pinned in place (cuda_ctx_pin_host), unpinned with it. */
     const void *pinned[CUDA_MAX_RESIDENT];
     int n_pinned;
