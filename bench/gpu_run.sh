@@ -38,6 +38,8 @@
 #   job27g     job27 with H's streamed chunks by GLV, each chunk's table made beside it
 #              (G16_GPU_STREAM_GLV=1: the default since session 38)
 #   job27n     job27 without GLV per streamed chunk (G16_GPU_STREAM_GLV=0)
+#   job27u     job27 with a, b and c uploaded before H's kernels (G16_GPU_H_FED=0: the way
+#              before session 39, where each now goes up just ahead of its own transforms)
 #   job27s     job27 with the whole key streamed (--gpu-key streamed): on an 80 GB card,
 #              the plan before session 38 kept no array of the key on the device
 #   job27w1    job27 with one GPU worker (--provers 1): on an 80 GB card, where the key
@@ -48,10 +50,13 @@
 #   test_cuda_msm  test_cuda_arith --device and test_cuda_msm only
 #   ab         builds and settings side by side (AB_RUNS, AB_ARGS: see the step)
 #   test_cuda_ntt  test_cuda_ntt only
+#   ntt-fed    test_cuda_ntt --fed: H with a, b, c fed from host memory (cuda_h_poly_fed)
+#              against the CPU, fused and not, both conventions, up to 2^24 (seconds)
 #   test_cuda_pipeline  test_cuda_pipeline only (the pipeline's device plans and proofs)
 #   upload     test_cuda_probe only: a resident array's upload from pageable memory, plain
 #              and through pinned bounce buffers (G16_GPU_STAGED_UPLOAD), bytes and rates;
-#              the pool after an allocation failed for memory
+#              whether a copy queued on the copy stream holds the host or the kernels
+#              queued after it; the pool after an allocation failed for memory
 #   rates      bench_gpu_msm's arithmetic rates alone (products and point additions a second)
 #   g2         bench_gpu_msm's G2 MSMs 2^24 and 2^26 and the arithmetic rates
 #   affine     bench_gpu_msm up to 2^27 with the batch-affine accumulation, then with XYZZ
@@ -282,7 +287,7 @@ for step in "${steps[@]}"; do
     ;;
   upload)
     run test_cuda_probe 120 build-gpu/test_cuda_probe
-    grep -hE 'upload|pool|differ|FAIL|checks' "$logs"/test_cuda_probe.txt | head -20 | sed 's/^/    /'
+    grep -hE 'upload|copy stream|pool|differ|FAIL|checks' "$logs"/test_cuda_probe.txt | head -20 | sed 's/^/    /'
     ;;
   test_cuda_pipeline)
     run test_cuda_pipeline 300 build-gpu/test_cuda_pipeline
@@ -294,6 +299,10 @@ for step in "${steps[@]}"; do
     # overrides.
     run test_cuda_ntt ${NTT_TEST_LIMIT:-540} build-gpu/test_cuda_ntt
     grep -hE 'differ|FAIL|checks' "$logs"/test_cuda_ntt.txt | head -20 | sed 's/^/    /'
+    ;;
+  ntt-fed)
+    run test_cuda_ntt_fed 120 build-gpu/test_cuda_ntt --fed
+    grep -hE 'differ|FAIL|checks' "$logs"/test_cuda_ntt_fed.txt | head -20 | sed 's/^/    /'
     ;;
   rates)
     # The arithmetic ceilings alone (bench_gpu_msm with no MSM case): products and point
@@ -500,6 +509,8 @@ for step in "${steps[@]}"; do
   job27s) bench_job job27s 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 --gpu-key streamed ;;
   job27n) G16_GPU_STREAM_GLV=0 bench_job job27n 580 --constraints 134217728 \
+    --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
+  job27u) G16_GPU_H_FED=0 bench_job job27u 580 --constraints 134217728 \
     --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
   job27w1) bench_job job27w1 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
     --mem-budget 110G --synth-cache 1 --provers 1 ;;

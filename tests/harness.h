@@ -32,6 +32,10 @@ uint64_t test_rand64(void);
 void test_rand_bytes(uint8_t *out, size_t n);
 void test_random_fp(fp_t *r);
 void test_random_fr(fr_t *r);
+/* A seeded random element that is never 0, 1 or -1 (test_random_fr draws those often, as
+ * edge cases): a setup's trapdoor, where tau = +-1 lies in every domain and the setup
+ * refuses it. */
+void test_random_fr_generic(fr_t *r);
 /* n elements (at least one allocated; exits with a message when memory runs out), and
  * n seeded random elements. */
 fr_t *test_fr_vec(size_t n);

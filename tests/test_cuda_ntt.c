@@ -271,6 +271,76 @@ static void check_shared_tables(unsigned log2n)
     free(want), free(got);
     cuda_ctx_free(other);
 }
+
+/* H fed from host memory (cuda_h_poly_fed, as a partition runs it: h in a's buffer): each
+ * input's copy on the copy stream just ahead of its transforms, `then` called once after
+ * every kernel is queued; h and b's and c's coset values equal the CPU's, and the
+ * reported kernel times leave the copies' waits out (forward within the total). */
+static int g_then_calls;
+static g16_status count_then(void *arg)
+{
+    (void)arg;
+    g_then_calls++;
+    return G16_OK;
+}
+
+static void check_h_fed(unsigned log2n, int convention)
+{
+    const ntt_domain *d;
+    if (!CHECK(ntt_domain_get(&d, log2n) == G16_OK))
+        return;
+    size_t n = (size_t)1 << log2n, bytes = n * sizeof(fr_t);
+    fr_t *in[3], *cpu[3], *cpu_h = test_fr_vec(n), *got = test_fr_vec(n);
+    void *dev[3] = {NULL, NULL, NULL};
+    bool ok = true;
+    for (int i = 0; i < 3; i++) {
+        in[i] = test_fr_vec(n), cpu[i] = test_fr_vec(n);
+        test_random_fr_vec(in[i], n);
+        memcpy(cpu[i], in[i], bytes);
+        ok = CHECK(cuda_ctx_alloc(g_ctx, &dev[i], bytes) == G16_OK) && ok;
+    }
+    CHECK(h_poly_compute_in(d, cpu_h, cpu[0], cpu[1], cpu[2], (h_poly_convention)convention) ==
+          G16_OK);
+    const char *what = convention ? "H fed (classic)" : "H fed (snarkjs)";
+    if (ok) {
+        cuda_h_feed feed = {{in[0], in[1], in[2]}, count_then, NULL};
+        cuda_ntt_info info;
+        g_then_calls = 0;
+        g16_status st = cuda_h_poly_fed(g_ctx, dev[0], dev[0], dev[1], dev[2], log2n,
+                                        convention, &feed, &info);
+        if (!CHECK(st == G16_OK)) {
+            printf("%s at 2^%u: %s: %s\n", what, log2n, g16_status_message(st), g16_last_error());
+        } else {
+            CHECK(g_then_calls == 1);
+            CHECK(info.ms_h_forward >= 0 && info.ms_h_forward <= info.ms_total + 1e-6);
+            CHECK(cuda_ctx_download(g_ctx, got, dev[0], bytes) == G16_OK);
+            same(got, cpu_h, n, what, log2n);
+            CHECK(cuda_ctx_download(g_ctx, got, dev[1], bytes) == G16_OK);
+            same(got, cpu[1], n, "b after H fed", log2n);
+            CHECK(cuda_ctx_download(g_ctx, got, dev[2], bytes) == G16_OK);
+            same(got, cpu[2], n, "c after H fed", log2n);
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        cuda_ctx_release(g_ctx, dev[i]), free(in[i]), free(cpu[i]);
+    free(cpu_h), free(got);
+}
+
+/* The fed H with the passes fused (the default) and apart (FUSE=0: every copy waited for
+ * before the first kernel), both conventions. */
+static void check_h_fed_sizes(void)
+{
+    static const unsigned sizes[] = {0, 1, 5, 13, 20, 24};
+    for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
+        if (strcmp(g_modes[mi].name, "lazy") != 0 && strcmp(g_modes[mi].name, "lazy, H fused") != 0)
+            continue;
+        mode_set(&g_modes[mi]);
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            for (int convention = 0; convention < 2; convention++)
+                check_h_fed(sizes[i], convention);
+    }
+    mode_set(&g_modes[0]);
+}
 #endif
 
 static void check_errors(void)
@@ -288,9 +358,12 @@ static void check_errors(void)
 
 #endif /* G16_HAVE_CUDA */
 
-int main(void)
+int main(int argc, char **argv)
 {
     test_init(TEST_NAME);
+    /* --fed: the fed H alone (a short GPU run beside the pipeline's tests). */
+    const bool fed_only = argc > 1 && strcmp(argv[1], "--fed") == 0;
+    (void)fed_only;
 #ifndef G16_HAVE_CUDA
     test_skip("this build has no CUDA backend");
 #else
@@ -364,7 +437,8 @@ int main(void)
         return test_finish();
     }
     printf("device: %s\n", cuda_ctx_describe(g_ctx));
-    for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes; mi++) {
+    check_h_fed_sizes();
+    for (size_t mi = 0; mi < sizeof g_modes / sizeof *g_modes && !fed_only; mi++) {
         mode_set(&g_modes[mi]);
         if (mode_h_only(&g_modes[mi])) {
             static const unsigned hsizes[] = {0, 1, 2, 5, 11, 13, 17, 18, 20, 22, 24};
@@ -379,8 +453,10 @@ int main(void)
         check_size(24, false, false);
     }
     mode_set(&g_modes[0]);
-    check_shared_tables(22);
-    check_errors();
+    if (!fed_only) {
+        check_shared_tables(22);
+        check_errors();
+    }
     cuda_ctx_free(g_ctx);
 #endif
     return test_finish();

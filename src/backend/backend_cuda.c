@@ -202,7 +202,9 @@ typedef struct {
             G##_jac_t p, t;                                                                 \
             if ((st = cuda_ctx_wait_slot(ctx, (int)(k & 1))))                               \
                 goto out;                                                                   \
-            if (glv) { /* synchronous: its time is the kernel's */                          \
+            if (glv) { /* synchronous: its time is the kernel's, after the chunk's copy */ \
+                if ((st = cuda_ctx_slot_sync(ctx, (int)(k & 1))))                           \
+                    goto out;                                                               \
                 phi_ms = clock_ms();                                                        \
                 if ((st = cuda_msm_phi_table(ctx, GROUP, phi, buf[k & 1], len)))            \
                     goto out;                                                               \
@@ -265,10 +267,39 @@ static g16_status stream_prefetch(cuda_backend_state *bs, const uint8_t *host, s
         return G16_OK;
     if (!cuda_ctx_pin_host(bs->ctx, host, n * point_bytes))
         bs->pin_failed = true;
-    g16_status st = cuda_ctx_upload_slot(bs->ctx, 0, bs->pre_buf, host,
+    g16_status st = cuda_ctx_upload_slot(bs->ctx, CUDA_SLOT_KEY0, bs->pre_buf, host,
                                          stream_first_bytes(bs, n, point_bytes));
     bs->pre_host = st ? NULL : host;
     return st;
+}
+
+/* H's inputs fed to cuda_h_poly_fed, each copied just ahead of its own transforms;
+ * G16_GPU_H_FED=0 uploads all three before the kernels (the earlier way, for
+ * comparison). */
+static bool h_inputs_fed(void)
+{
+    const char *env = getenv("G16_GPU_H_FED");
+    return !env || strcmp(env, "0");
+}
+
+/* What a partition's work after H needs, queued on the copy stream behind H's inputs: a
+ * streamed H's first chunk (stream_prefetch), which H's MSM waits for as it starts, then
+ * the witness (copy slot CUDA_SLOT_WITNESS), which only the MSMs after H's read (run 114:
+ * the witness first held H's MSM ~59 ms for the chunk behind it). */
+typedef struct {
+    cuda_backend_state *bs;
+    void *dz;
+    const void *z;
+    size_t z_bytes;
+    const uint8_t *h_host; /* a streamed H's points, or NULL */
+    size_t n;
+} after_h_copies;
+
+static g16_status queue_after_h(void *arg)
+{
+    const after_h_copies *q = arg;
+    g16_status st = q->h_host ? stream_prefetch(q->bs, q->h_host, q->n, 96) : G16_OK;
+    return st ? st : cuda_ctx_upload_slot(q->bs->ctx, CUDA_SLOT_WITNESS, q->dz, q->z, q->z_bytes);
 }
 
 /* phi: the resident bases' GLV table (backend.msm_glv), or NULL; dense: H's MSM, whose
@@ -406,6 +437,20 @@ static void trace_device_stage(int device, const char *stage, double total_ms,
     }
 }
 
+/* A wait for copies of ms, ending where a device stage of stage_ms that just finished
+ * began, into the timeline as an upload span (the report blames the gap before the stage
+ * on it). */
+static void trace_upload_before(int device, const char *name, uint64_t bytes, double ms,
+                                double stage_ms)
+{
+    if (!trace_enabled())
+        return;
+    int32_t job, part;
+    trace_context_get(&job, &part);
+    uint64_t end = trace_now_ns() - (uint64_t)(stage_ms * 1e6);
+    trace_span(TRACE_UPLOAD, job, part, device, bytes, name, end - (uint64_t)(ms * 1e6), end);
+}
+
 /* An MSM into the timeline; a streamed key's MSM also with its wall time outside its
  * kernels (waiting for its chunks' copies: before the first chunk, and between chunks when
  * the copies outlast the kernels), as one upload span before them, so that the report
@@ -415,15 +460,10 @@ static void trace_msm(int device, const char *stage, const cuda_msm_info *info)
     kernel_group g[] = {{"classify", info->ms_classify}, {"ones", info->ms_ones},
                         {"sort", info->ms_sort}, {"accumulate", info->ms_accumulate},
                         {"reduce", info->ms_reduce}};
-    if (info->streamed_bytes && trace_enabled()) {
-        int32_t job, part;
-        trace_context_get(&job, &part);
-        uint64_t end = trace_now_ns() - (uint64_t)(info->ms_total * 1e6);
-        uint64_t start = end - (uint64_t)(info->ms_upload * 1e6);
-        /* No bytes: most of the chunks' copies overlap kernels, so bytes over this span
-         * would overstate the report's copy rate. */
-        trace_span(TRACE_UPLOAD, job, part, device, 0, "key chunks", start, end);
-    }
+    /* No bytes: most of the chunks' copies overlap kernels, so bytes over this span would
+     * overstate the report's copy rate. */
+    if (info->streamed_bytes)
+        trace_upload_before(device, "key chunks", 0, info->ms_upload, info->ms_total);
     trace_device_stage(device, stage, info->ms_total, g, 5);
 }
 
@@ -473,36 +513,53 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
         trace_end_on(span, TRACE_UPLOAD, dev, cuda_ctx_resident_bytes(ctx) - resident_before,
                      "key points");
     span = trace_begin();
+    double t_in = clock_ms();
     const bool h_streamed = !(resident & (1u << KH)) && n > 0;
+    const bool fed = h_inputs_fed();
     if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &db, vec)) ||
         (st = cuda_ctx_alloc(ctx, &dc, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
         (!a_whole && (st = cuda_ctx_alloc(ctx, &dza, na * 32))) ||
         (!b_whole && (st = cuda_ctx_alloc(ctx, &dzb, nb * 32))) ||
-        (h_streamed && (st = cuda_ctx_alloc(ctx, &bs->pre_buf, stream_first_bytes(bs, n, 96)))) ||
-        (st = cuda_ctx_upload_async(ctx, da, a, vec)) ||
-        (st = cuda_ctx_upload_async(ctx, db, b, vec)) ||
-        (st = cuda_ctx_upload_async(ctx, dc, c, vec)))
+        (h_streamed && (st = cuda_ctx_alloc(ctx, &bs->pre_buf, stream_first_bytes(bs, n, 96)))))
         goto out;
     dza = a_whole ? dz : dza;
     dzb = b_whole ? dz : dzb;
-    /* Waits for this stream only: another worker's kernels on the device go on. */
-    if ((st = cuda_ctx_sync(ctx)))
+    /* Unfed (G16_GPU_H_FED=0): a, b and c up on this stream, waited for here (this stream
+     * only: another worker's kernels on the device go on). */
+    if (!fed && ((st = cuda_ctx_upload_async(ctx, da, a, vec)) ||
+                 (st = cuda_ctx_upload_async(ctx, db, b, vec)) ||
+                 (st = cuda_ctx_upload_async(ctx, dc, c, vec)) || (st = cuda_ctx_sync(ctx))))
         goto out;
-    trace_end_on(span, TRACE_UPLOAD, dev, 3 * vec, "a, b, c");
-    stats->ms_upload += clock_ms() - t;
-    /* The witness, and a streamed H's first chunk, go up on the copy stream while H's
-     * kernels below run (the bus is idle then; in that order, after a, b and c so as not
-     * to slow them): at 2^27, 4 GiB and 3 GiB, ~140 ms beside the NTT's ~255 (run 110:
-     * they were ~145 ms of a 1.70 s partition's gaps). */
-    if ((st = cuda_ctx_upload_slot(ctx, 2, dz, zsrc, nv * 32)) ||
-        (h_streamed && (st = stream_prefetch(bs, keys[KH].host, n, 96))))
-        goto out;
+    if (!fed) {
+        trace_end_on(span, TRACE_UPLOAD, dev, 3 * vec, "a, b, c");
+        stats->ms_upload += clock_ms() - t;
+    }
+    /* A streamed H's first chunk and the witness go up on the copy stream behind c while
+     * H's kernels run (in that order): at 2^27, 3 GiB and 4 GiB, ~140 ms beside the NTT's
+     * ~255 (run 110: they were ~145 ms of a 1.70 s partition's gaps). */
+    after_h_copies later = {bs, dz, zsrc, nv * 32, h_streamed ? keys[KH].host : NULL, n};
 
-    /* 2. h, in place in a, on the device: it never comes back to the host. */
-    t = clock_ms();
+    /* 2. h, in place in a, on the device: it never comes back to the host. Fed (the
+     * default), a, b and c go up on the copy stream each just ahead of its own
+     * transforms, so that only a's copy stands before the kernels (run 113: the three
+     * copies were ~263 ms before the NTT). */
+    double th = clock_ms();
     cuda_ntt_info hinfo;
-    if ((st = cuda_h_poly(ctx, da, da, db, dc, pk->log2_domain, H_POLY_SNARKJS, &hinfo)))
+    cuda_h_feed feed = {{a, b, c}, queue_after_h, &later};
+    if (fed)
+        st = cuda_h_poly_fed(ctx, da, da, db, dc, pk->log2_domain, H_POLY_SNARKJS, &feed, &hinfo);
+    else if (!(st = queue_after_h(&later)))
+        st = cuda_h_poly(ctx, da, da, db, dc, pk->log2_domain, H_POLY_SNARKJS, &hinfo);
+    if (st)
         goto out;
+    if (fed) {
+        /* The call's wall time outside H's kernels (a's copy, and b's or c's where a
+         * transform outran it) as the upload before them. Bytes: a's, which the kernels
+         * always wait for; b's and c's travel behind kernels. */
+        double wall = clock_ms() - t_in, waited = wall > hinfo.ms_total ? wall - hinfo.ms_total : 0;
+        trace_upload_before(dev, "a, b, c", vec, waited, hinfo.ms_total);
+        stats->ms_upload += waited;
+    }
     /* Fused (the default), the inverse and forward transforms share kernels: one group. */
     kernel_group hg[4];
     size_t nhg = 0;
@@ -515,17 +572,12 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     }
     hg[nhg++] = (kernel_group){"final", hinfo.ms_h_final};
     trace_device_stage(dev, "NTT/H", hinfo.ms_total, hg, nhg);
-    stats->ms_h += clock_ms() - t;
+    stats->ms_h += fed ? hinfo.ms_total : clock_ms() - th;
 
-    /* 3. the MSMs. b and c are free now: their blocks go back to the pool for the MSMs.
-     * The witness is needed from here on (the gathers, A's MSM): its copy first. */
+    /* 3. the MSMs. b and c are free now: their blocks go back to the pool for the MSMs. */
     cuda_ctx_release(ctx, db);
     cuda_ctx_release(ctx, dc);
     db = dc = NULL;
-    if ((st = cuda_ctx_wait_slot(ctx, 2)) ||
-        (!a_whole && (st = cuda_density_gather(ctx, dza, dz, pk->density_a, nv))) ||
-        (!b_whole && (st = cuda_density_gather(ctx, dzb, dz, pk->density_b, nv))))
-        goto out;
     t = clock_ms();
     bool mont = z_bytes == NULL;
     const uint8_t *z_aux = (const uint8_t *)dz + (np + 1) * 32;
@@ -543,6 +595,12 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, true, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
+    /* The witness is needed from here on (the gathers, A's MSM): its copy, queued behind
+     * H's inputs, has had H's MSM to land. */
+    if ((st = cuda_ctx_wait_slot(ctx, CUDA_SLOT_WITNESS)) ||
+        (!a_whole && (st = cuda_density_gather(ctx, dza, dz, pk->density_a, nv))) ||
+        (!b_whole && (st = cuda_density_gather(ctx, dzb, dz, pk->density_b, nv))))
+        goto out;
     /* With the key resident, A and C share one classification of the witness (C's
      * scalars are its tail past the public inputs when A's are all of it), B1 and B2 one
      * of its B part: C's and B2's classification passes (reading every scalar) go. */

@@ -171,19 +171,27 @@ g16_status cuda_msm_phi_table(cuda_ctx *ctx, int group, void *phi_dev, const voi
  *                          then run from pageable memory, slower but the same bytes. The
  *                          range is unpinned with the last context that pinned it, so
  *                          host must outlive the context (as for cuda_ctx_resident).
- *   cuda_ctx_upload_slot   queues a copy into dev on the copy stream as slot 0, 1 or 2
- *                          (0 and 1: a streamed key's chunks; 2: a partition's witness,
- *                          copied while the H polynomial's kernels run); the copy stream
- *                          runs its copies in the order queued;
+ *   cuda_ctx_upload_slot   queues a copy into dev on the copy stream as one of the slots
+ *                          below; the copy stream runs its copies in the order queued;
  *   cuda_ctx_wait_slot     makes the context's stream wait for that copy (the host does
- *                          not wait).
+ *                          not wait);
+ *   cuda_ctx_slot_sync     makes the host wait for it (before a step timed on the host).
  * The caller must not reuse a slot's device buffer before the work that read it is done
  * (backend_cuda.c waits for each chunk's MSM before queueing the copy after next). */
-enum { CUDA_COPY_SLOTS = 3 };
+enum {
+    CUDA_SLOT_KEY0 = 0, /* a streamed key's chunks, alternately */
+    CUDA_SLOT_KEY1 = 1,
+    CUDA_SLOT_WITNESS = 2, /* a partition's witness, copied while H's kernels run */
+    CUDA_SLOT_H_A = 3,     /* H's inputs a, b and c (cuda_h_poly_fed), each copied */
+    CUDA_SLOT_H_B = 4,     /* just ahead of its own transforms */
+    CUDA_SLOT_H_C = 5,
+    CUDA_COPY_SLOTS = 6
+};
 bool cuda_ctx_pin_host(cuda_ctx *ctx, const void *host, size_t bytes);
 g16_status cuda_ctx_upload_slot(cuda_ctx *ctx, int slot, void *dev, const void *host,
                                 size_t bytes);
 g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot);
+g16_status cuda_ctx_slot_sync(cuda_ctx *ctx, int slot);
 
 /* Device memory, for reports (cuda_ctx_sample_memory): the device-wide figures come from
  * cudaMemGetInfo, so they include other processes and contexts on the device. */

@@ -378,7 +378,7 @@ extern "C" g16_status cuda_ctx_create(cuda_ctx **out, int device)
         (err = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
         (err = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking)) != cudaSuccess)
         st = status_fail(G16_ERR_UNSUPPORTED, "CUDA device %d: %s", device, cudaGetErrorString(err));
-    for (int i = 0; !st && i < 8; i++)
+    for (int i = 0; !st && i < CUDA_CTX_EVENTS; i++)
         if ((err = cudaEventCreate(&ctx->ev[i])) != cudaSuccess)
             st = status_fail(G16_ERR_INTERNAL, "cudaEventCreate: %s", cudaGetErrorString(err));
     if (st) {
@@ -411,7 +411,7 @@ extern "C" void cuda_ctx_free(cuda_ctx *ctx)
     }
     for (int i = 0; i < ctx->n_pinned; i++)
         pin_release(ctx->pinned[i]);
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < CUDA_CTX_EVENTS; i++)
         if (ctx->ev[i])
             cudaEventDestroy(ctx->ev[i]);
     for (int i = 0; i < CUDA_COPY_SLOTS; i++)
@@ -662,6 +662,14 @@ extern "C" g16_status cuda_ctx_wait_slot(cuda_ctx *ctx, int slot)
     if (slot < 0 || slot >= CUDA_COPY_SLOTS || !ctx->copy_stream)
         return status_fail(G16_ERR_INTERNAL, "cuda_ctx_wait_slot: slot %d has no copy", slot);
     CUDA_TRY(cudaStreamWaitEvent(ctx->stream, ctx->slot_done[slot], 0), G16_ERR_INTERNAL);
+    return G16_OK;
+}
+
+extern "C" g16_status cuda_ctx_slot_sync(cuda_ctx *ctx, int slot)
+{
+    if (slot < 0 || slot >= CUDA_COPY_SLOTS || !ctx->copy_stream)
+        return status_fail(G16_ERR_INTERNAL, "cuda_ctx_slot_sync: slot %d has no copy", slot);
+    CUDA_TRY(cudaEventSynchronize(ctx->slot_done[slot]), G16_ERR_INTERNAL);
     return G16_OK;
 }
 

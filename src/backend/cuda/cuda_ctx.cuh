@@ -34,6 +34,8 @@ struct cuda_pool_block {
     bool used;
 };
 
+enum { CUDA_CTX_EVENTS = 14 };
+
 struct cuda_ctx {
     int device;
     cudaStream_t stream;
@@ -44,10 +46,11 @@ struct cuda_ctx {
     size_t pool_bytes;       /* held by the pool, used or not */
     bool pool_shedding;      /* an allocation failed for memory: releases free (cuda_pool_alloc) */
     size_t peak_device_used; /* device-wide used bytes, sampled (cuda_ctx_sample_memory) */
-    /* Timing events, reused by every operation. */
-    cudaEvent_t ev[8];
-    /* The copy stream of a streamed key (cuda_ctx_upload_slot): created on first use, with
-     * a start and a done event per slot of the double buffer. */
+    /* Timing events, reused by every operation (0-7; cuda_h_poly_fed's per-input marks
+     * 8-13). */
+    cudaEvent_t ev[CUDA_CTX_EVENTS];
+    /* The copy stream (cuda_ctx_upload_slot): created on first use, with a done event per
+     * slot. */
     cudaStream_t copy_stream;
     cudaEvent_t slot_done[CUDA_COPY_SLOTS];
     /* Host ranges this context pinned in place (cuda_ctx_pin_host), unpinned with it. */

@@ -1196,8 +1196,23 @@ g16_status ntt_run(exec &x, stage_marks &tm, cuda_ntt_kind kind, fr_d *data, uns
  * negacyclic forward (pass_stage's NEG) from the table of 2^(L + 1), so the shift costs
  * n/2 products a transform instead of 2n (run 82's prediction: -4 to -5% of H); classic
  * (s = 7): s^j / n on the bit-reversed coefficients, two products each. */
+/* H's input i (0: a, 1: b, 2: c) fed from the host (cuda_h_poly_fed): its copy queued on
+ * the copy stream, the context's stream made to wait for it. Nothing without a feed. */
+g16_status h_feed_input(exec &x, const cuda_h_feed *feed, fr_d *dev, int i, unsigned L)
+{
+    if (!feed)
+        return G16_OK;
+    const int slot = CUDA_SLOT_H_A + i;
+    g16_status st = cuda_ctx_upload_slot(x.ctx, slot, dev, feed->host[i], sizeof(fr_d) << L);
+    return st != G16_OK ? st : cuda_ctx_wait_slot(x.ctx, slot);
+}
+
+/* The marks around input i's fused pair when fed (H_MARK_FED + 2 i before it, after its
+ * copy's wait; + 1 after it), so that the pairs' times leave the waits out. */
+constexpr int H_MARK_FED = 8;
+
 g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, unsigned L,
-                 int convention)
+                 int convention, const cuda_h_feed *feed = nullptr)
 {
     if (convention != H_POLY_SNARKJS && convention != H_POLY_CLASSIC)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_h_poly: unknown convention %d",
@@ -1215,11 +1230,16 @@ g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, u
         to_coset.mode = 3;
         to_coset.lo_bits = L;
     }
+    fr_d *bufs[3] = {a, b, c};
+    /* Fed but not fused: every input's copy before the first kernel (no overlap, the
+     * marks' times the kernels' alone). */
+    for (int i = 0; i < 3 && feed && !x.fuse; i++)
+        if ((st = h_feed_input(x, feed, bufs[i], i, L)) != G16_OK)
+            return st;
     if ((st = tm.mark(0)) != G16_OK || (st = twiddles_get(x, tl, &tw)) != G16_OK ||
         (!neg && (st = factor_make(x, L, ninv, shift, true, &to_coset)) != G16_OK) ||
         (st = tm.mark(1)) != G16_OK)
         return st;
-    fr_d *bufs[3] = {a, b, c};
     transform_io inv[3], fwd[3];
     for (int i = 0; i < 3; i++) {
         inv[i] = {bufs[i], L, tw, tl, none, to_coset, nullptr, nullptr, nullptr};
@@ -1231,10 +1251,16 @@ g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, u
          * forward stages' times are not apart, all of it counts as the forward's. */
         if ((st = tm.mark(2)) != G16_OK)
             return st;
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 3; i++) {
+            if (feed && ((st = h_feed_input(x, feed, bufs[i], i, L)) != G16_OK ||
+                         (st = tm.mark(H_MARK_FED + 2 * i)) != G16_OK))
+                return st;
             if ((st = neg ? h_pair_fused<true>(x, inv[i], fwd[i])
                           : h_pair_fused<false>(x, inv[i], fwd[i])) != G16_OK)
                 return st;
+            if (feed && (st = tm.mark(H_MARK_FED + 2 * i + 1)) != G16_OK)
+                return st;
+        }
     } else {
         for (int i = 0; i < 3; i++)
             if ((st = transform<false, true>(x, inv[i])) != G16_OK)
@@ -1384,15 +1410,25 @@ extern "C" g16_status cuda_h_poly(cuda_ctx *ctx, void *h_dev, void *a_dev, void 
                                   void *c_dev, unsigned log2n, int convention,
                                   cuda_ntt_info *info)
 {
+    return cuda_h_poly_fed(ctx, h_dev, a_dev, b_dev, c_dev, log2n, convention, nullptr, info);
+}
+
+extern "C" g16_status cuda_h_poly_fed(cuda_ctx *ctx, void *h_dev, void *a_dev, void *b_dev,
+                                      void *c_dev, unsigned log2n, int convention,
+                                      const cuda_h_feed *feed, cuda_ntt_info *info)
+{
     exec x;
-    g16_status st = exec_device(x, ctx, log2n, "cuda_h_poly");
+    g16_status st = exec_device(x, ctx, log2n, feed ? "cuda_h_poly_fed" : "cuda_h_poly");
     if (st != G16_OK)
         return st;
-    if (!h_dev || !a_dev || !b_dev || !c_dev)
-        return status_fail(G16_ERR_INVALID_ARGUMENT, "cuda_h_poly: null buffer");
+    if (!h_dev || !a_dev || !b_dev || !c_dev ||
+        (feed && (!feed->host[0] || !feed->host[1] || !feed->host[2])))
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: null buffer",
+                           feed ? "cuda_h_poly_fed" : "cuda_h_poly");
     stage_marks tm = {ctx, info != nullptr};
     if ((st = h_run(x, tm, (fr_d *)h_dev, (fr_d *)a_dev, (fr_d *)b_dev, (fr_d *)c_dev, log2n,
-                    convention)) != G16_OK)
+                    convention, feed)) != G16_OK ||
+        (feed && feed->then && (st = feed->then(feed->then_arg)) != G16_OK))
         return st;
     const bool neg = convention == H_POLY_SNARKJS && x.negacyclic;
     if (info && (st = info_fill(info, x, tm, log2n, neg ? log2n + 1 : log2n, 4)) == G16_OK) {
@@ -1400,6 +1436,13 @@ extern "C" g16_status cuda_h_poly(cuda_ctx *ctx, void *h_dev, void *a_dev, void 
         info->ms_h_inverse = tm.ms(1, 2);
         info->ms_h_forward = tm.ms(2, 3);
         info->ms_h_final = tm.ms(3, 4);
+        if (feed && x.fuse) { /* the pairs' own times: the waits for the copies left out */
+            double pairs = 0;
+            for (int i = 0; i < 3; i++)
+                pairs += tm.ms(H_MARK_FED + 2 * i, H_MARK_FED + 2 * i + 1);
+            info->ms_h_forward = pairs;
+            info->ms_total = info->ms_setup + info->ms_h_inverse + pairs + info->ms_h_final;
+        }
     }
     return st;
 }

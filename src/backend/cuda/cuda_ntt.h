@@ -83,6 +83,28 @@ g16_status cuda_ntt(cuda_ctx *ctx, cuda_ntt_kind kind, void *data_dev, unsigned 
 g16_status cuda_h_poly(cuda_ctx *ctx, void *h_dev, void *a_dev, void *b_dev, void *c_dev,
                        unsigned log2n, int convention, cuda_ntt_info *info);
 
+/* H's inputs fed from host memory to cuda_h_poly_fed: each of a, b and c goes up on the
+ * context's copy stream (slots CUDA_SLOT_H_A .. CUDA_SLOT_H_C) just before its
+ * transforms are queued, and the context's stream waits for that copy alone, so that b's
+ * and c's copies run beside a's and b's transforms instead of before them. host[i] should
+ * be pinned (else CUDA copies it synchronously) and stay unchanged until the call
+ * returns. then, when set, is called once every kernel of H is queued, before the call
+ * waits for them: to queue, behind c's copy, what the work after H needs (a partition's
+ * witness, a streamed key's first chunk), where an earlier copy would delay c's. */
+typedef struct {
+    const void *host[3];
+    g16_status (*then)(void *arg);
+    void *then_arg;
+} cuda_h_feed;
+
+/* cuda_h_poly with a, b and c fed from feed->host into a_dev, b_dev, c_dev (2^log2n
+ * elements each); feed NULL is cuda_h_poly. info's times are the kernels' alone, without
+ * the waits for the copies (with G16_GPU_NTT_FUSE=0 the kernels wait for all three
+ * copies before the first). */
+g16_status cuda_h_poly_fed(cuda_ctx *ctx, void *h_dev, void *a_dev, void *b_dev, void *c_dev,
+                           unsigned log2n, int convention, const cuda_h_feed *feed,
+                           cuda_ntt_info *info);
+
 /* For tests: upload, cuda_ntt, download (data_host is transformed in place). */
 g16_status cuda_ntt_host(cuda_ctx *ctx, cuda_ntt_kind kind, void *data_host, unsigned log2n,
                          const void *shift, const void *scale, cuda_ntt_info *info);
