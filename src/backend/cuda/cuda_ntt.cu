@@ -1190,18 +1190,10 @@ g16_status ntt_run(exec &x, stage_marks &tm, cuda_ntt_kind kind, fr_d *data, uns
     return G16_OK;
 }
 
-/* H: per input an inverse DIF and a forward DIT, the last one computing h = a b - c; the
- * classic convention then returns to coefficients with 1 / Z(s) folded into the factor.
- * snarkjs (s a 2n-th root of unity): 1/n on the inverse's stores (div_pow2) and the
- * negacyclic forward (pass_stage's NEG) from the table of 2^(L + 1), so the shift costs
- * n/2 products a transform instead of 2n (run 82's prediction: -4 to -5% of H); classic
- * (s = 7): s^j / n on the bit-reversed coefficients, two products each. */
 /* H's input i (0: a, 1: b, 2: c) fed from the host (cuda_h_poly_fed): its copy queued on
- * the copy stream, the context's stream made to wait for it. Nothing without a feed. */
+ * the copy stream, the context's stream made to wait for it. */
 g16_status h_feed_input(exec &x, const cuda_h_feed *feed, fr_d *dev, int i, unsigned L)
 {
-    if (!feed)
-        return G16_OK;
     const int slot = CUDA_SLOT_H_A + i;
     g16_status st = cuda_ctx_upload_slot(x.ctx, slot, dev, feed->host[i], sizeof(fr_d) << L);
     return st != G16_OK ? st : cuda_ctx_wait_slot(x.ctx, slot);
@@ -1211,6 +1203,14 @@ g16_status h_feed_input(exec &x, const cuda_h_feed *feed, fr_d *dev, int i, unsi
  * copy's wait; + 1 after it), so that the pairs' times leave the waits out. */
 constexpr int H_MARK_FED = 8;
 
+/* H: per input an inverse DIF and a forward DIT, the last one computing h = a b - c; the
+ * classic convention then returns to coefficients with 1 / Z(s) folded into the factor.
+ * snarkjs (s a 2n-th root of unity): 1/n on the inverse's stores (div_pow2) and the
+ * negacyclic forward (pass_stage's NEG) from the table of 2^(L + 1), so the shift costs
+ * n/2 products a transform instead of 2n (run 82's prediction: -4 to -5% of H); classic
+ * (s = 7): s^j / n on the bit-reversed coefficients, two products each. feed: a, b and c
+ * copied from the host on the copy stream (cuda_h_poly_fed), nullptr when they are on the
+ * device already (the host emulation never feeds). */
 g16_status h_run(exec &x, stage_marks &tm, fr_d *h, fr_d *a, fr_d *b, fr_d *c, unsigned L,
                  int convention, const cuda_h_feed *feed = nullptr)
 {
