@@ -275,7 +275,9 @@ static void check_shared_tables(unsigned log2n)
 /* H fed from host memory (cuda_h_poly_fed, as a partition runs it: h in a's buffer): each
  * input's copy on the copy stream just ahead of its transforms, `then` called once after
  * every kernel is queued; h and b's and c's coset values equal the CPU's, and the
- * reported kernel times leave the copies' waits out (forward within the total). */
+ * reported kernel times leave the copies' waits out (forward within the total). staged: a
+ * queued into its slot before the call (as the previous partition stages it) and fed as
+ * staged with no host pointer: the call waits for that copy and queues none. */
 static int g_then_calls;
 static g16_status count_then(void *arg)
 {
@@ -284,7 +286,7 @@ static g16_status count_then(void *arg)
     return G16_OK;
 }
 
-static void check_h_fed(unsigned log2n, int convention)
+static void check_h_fed(unsigned log2n, int convention, bool staged)
 {
     const ntt_domain *d;
     if (!CHECK(ntt_domain_get(&d, log2n) == G16_OK))
@@ -301,9 +303,13 @@ static void check_h_fed(unsigned log2n, int convention)
     }
     CHECK(h_poly_compute_in(d, cpu_h, cpu[0], cpu[1], cpu[2], (h_poly_convention)convention) ==
           G16_OK);
-    const char *what = convention ? "H fed (classic)" : "H fed (snarkjs)";
+    const char *what = staged ? (convention ? "H fed, a staged (classic)" : "H fed, a staged (snarkjs)")
+                              : (convention ? "H fed (classic)" : "H fed (snarkjs)");
+    if (ok && staged)
+        ok = CHECK(cuda_ctx_upload_slot(g_ctx, CUDA_SLOT_H_A, dev[0], in[0], bytes) == G16_OK);
     if (ok) {
-        cuda_h_feed feed = {{in[0], in[1], in[2]}, count_then, NULL};
+        cuda_h_feed feed = {{staged ? NULL : in[0], in[1], in[2]}, count_then, NULL,
+                            {staged, false, false}};
         cuda_ntt_info info;
         g_then_calls = 0;
         g16_status st = cuda_h_poly_fed(g_ctx, dev[0], dev[0], dev[1], dev[2], log2n,
@@ -337,7 +343,8 @@ static void check_h_fed_sizes(void)
         mode_set(&g_modes[mi]);
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             for (int convention = 0; convention < 2; convention++)
-                check_h_fed(sizes[i], convention);
+                for (int staged = 0; staged < 2; staged++)
+                    check_h_fed(sizes[i], convention, staged);
     }
     mode_set(&g_modes[0]);
 }

@@ -23,7 +23,7 @@
 #include "harness.h"
 #include "pipeline/pipeline.h"
 
-enum { N_TARGET = 1 << 14, N_PUBLIC = 3, MAX_PARTS = 4, TIMEOUT_S = 600 };
+enum { N_TARGET = 1 << 14, N_PUBLIC = 3, MAX_PARTS = 6, TIMEOUT_S = 600 };
 
 static fr_t g_r, g_s;
 static groth16_prove_options g_fixed = {.fixed_r = &g_r, .fixed_s = &g_s};
@@ -149,6 +149,66 @@ static void test_release(const test_circuit_key *k, const pipeline_config *base)
 
 /* The development setup with its fixed-base products on the GPU makes the CPU's key, point
  * for point, for the same trapdoor. */
+/* One worker (the 80 GB card's 2^27 plan): the next partition's a is staged on the device
+ * during the current one (pipeline_plan_stage, backend.next_input), across partitions
+ * and across jobs, with the key resident and streamed. The same proofs; partitions after
+ * the first job's make no device allocation; G16_GPU_STAGE_NEXT=0 turns it off. */
+static void test_staged(const test_circuit_key *k, const pipeline_config *base)
+{
+    pipeline_config one = *base;
+    one.gpu_workers = 1;
+    for (int streamed = 0; streamed < 2; streamed++) {
+        one.key_placement = streamed ? BACKEND_KEY_STREAMED : BACKEND_KEY_AUTO;
+        if (streamed)
+            setenv("G16_GPU_STREAM_CHUNK", "192000", 1);
+        pipeline *pl = NULL;
+        if (!CHECK(pipeline_create(&pl, &one) == G16_OK)) {
+            fprintf(stderr, "  pipeline_create: %s\n", g16_last_error());
+            unsetenv("G16_GPU_STREAM_CHUNK");
+            return;
+        }
+        printf("  %s\n", pipeline_describe(pl));
+        CHECK(strstr(pipeline_describe(pl), "next partition's a staged") != NULL);
+        unsigned long long m0 = 0, f0 = 0, t0 = 0, m1 = 0, f1 = 0, t1 = 0;
+        if (run_job(pl, k, 10 + 2 * streamed, 5, 600 + 100 * streamed)) {
+#ifdef G16_HAVE_CUDA
+            cuda_alloc_counts(&m0, &f0, &t0);
+#endif
+            run_job(pl, k, 11 + 2 * streamed, 6, 650 + 100 * streamed);
+#ifdef G16_HAVE_CUDA
+            cuda_alloc_counts(&m1, &f1, &t1);
+#endif
+            CHECK(m1 == m0 && f1 == f0 && t1 == t0);
+        }
+        pipeline_stats st;
+        pipeline_stats_get(pl, &st);
+        printf("  staged (key %s): %llu of %zu partitions' a staged; device allocations in "
+               "the second job: %llu mallocs, %llu frees\n",
+               streamed ? "streamed" : "resident", (unsigned long long)st.inputs_staged,
+               st.partitions_proved, m1 - m0, f1 - f0);
+        CHECK(st.inputs_staging && st.partitions_proved == 11);
+        CHECK(st.key_streamed == (streamed == 1));
+        /* Synthesis of these small partitions outruns the GPU: later ones wait queued. */
+        CHECK(st.inputs_staged >= 1 && st.inputs_staged <= 10);
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+        unsetenv("G16_GPU_STREAM_CHUNK");
+    }
+    setenv("G16_GPU_STAGE_NEXT", "0", 1);
+    one.key_placement = BACKEND_KEY_AUTO;
+    pipeline *pl = NULL;
+    if (CHECK(pipeline_create(&pl, &one) == G16_OK)) {
+        CHECK(strstr(pipeline_describe(pl), "staged") == NULL);
+        run_job(pl, k, 14, 3, 900);
+        pipeline_stats st;
+        pipeline_stats_get(pl, &st);
+        CHECK(!st.inputs_staging && st.inputs_staged == 0 && st.partitions_proved == 3);
+        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+        pipeline_free(pl);
+    }
+    unsetenv("G16_GPU_STAGE_NEXT");
+}
+
 static void test_setup_on_gpu(const test_circuit_key *k)
 {
     backend *be = NULL;
@@ -290,6 +350,7 @@ int main(void)
     }
     unsetenv("G16_GPU_STREAM_CHUNK");
     test_release(&k, &cfg);
+    test_staged(&k, &cfg);
     CHECK(st.gpu_devices >= 1 && st.gpu_workers_per_device == 2);
     CHECK(st.prover_workers == 2 * st.gpu_devices);
     CHECK(st.partitions_proved == 7);

@@ -857,6 +857,22 @@ static void test_streamed_plan(void)
           pipeline_plan_device(&p, budget, 0, key, plain, streamed[0], 1, BACKEND_KEY_AUTO) &&
           pipeline_plan_stream(&p, budget, 0, &pk[0], chunk, true, true, &kept) == 2 * chunk &&
           kept == acb && p.reserved == need_glv);
+    /* The next partition's a staged beside that plan (pipeline_plan_stage): one vector of
+     * 2^27 more, 73.3 of 75.2 GiB. Not with two provers, not a byte short; without a
+     * budget always, nothing counted. */
+    uint64_t vec = (uint64_t)pk[0].domain_size * 32;
+    pipeline_device_plan before = p;
+    CHECK(!pipeline_plan_stage(&p, budget, 0, 2, vec) && p.reserved == need_glv);
+    CHECK(!pipeline_plan_stage(&p, need_glv + vec - 1, 0, 1, vec) && p.reserved == need_glv);
+    CHECK(!pipeline_plan_stage(&p, budget, budget - need_glv - vec + 1, 1, vec) &&
+          p.reserved == need_glv);
+    if (!CHECK(pipeline_plan_stage(&p, budget, 0, 1, vec) && p.reserved == need_glv + vec &&
+               p.reserved <= budget))
+        printf("  staged: %.2f GiB of %.2f\n", p.reserved / 1073741824.0, budget / 1073741824.0);
+    pipeline_device_plan two = before, unlimited = {BACKEND_KEY_RESIDENT, 1, 0};
+    two.workers = 2;
+    CHECK(!pipeline_plan_stage(&two, budget, 0, 1, vec) && two.reserved == before.reserved);
+    CHECK(pipeline_plan_stage(&unlimited, 0, 0, 1, vec) && unlimited.reserved == 0);
     setenv("G16_GPU_STREAM_CHUNK", "100663296", 1); /* 96 MiB */
     CHECK(backend_stream_chunk_bytes() == 100663296 &&
           backend_partition_device_bytes(&pk[0], backend_stream_chunk_bytes(), false, 0, false) < streamed[0]);

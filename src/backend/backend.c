@@ -249,6 +249,12 @@ bool backend_stream_glv(void)
     return !env || strcmp(env, "0");
 }
 
+bool backend_stage_next(void)
+{
+    const char *env = getenv("G16_GPU_STAGE_NEXT");
+    return !env || strcmp(env, "0");
+}
+
 uint64_t backend_stream_chunk_bytes(void)
 {
     const char *env = getenv("G16_GPU_STREAM_CHUNK");

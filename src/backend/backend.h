@@ -47,6 +47,9 @@ uint64_t backend_stream_chunk_bytes(void);
  * 10 x 2^27 on an H100 with a split key and 3 GiB chunks: H's MSM -9%, 17.50 s a job
  * against 18.72 without). */
 bool backend_stream_glv(void);
+/* Whether a pipeline stages its next partition's a during the current one where it may
+ * (backend.next_input): yes unless G16_GPU_STAGE_NEXT=0. */
+bool backend_stage_next(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
 bool backend_key_placement_parse(backend_key_placement *p, const char *name);
@@ -105,6 +108,7 @@ typedef struct backend_memory_s {
     uint64_t resident_bytes; /* the key points resident on the device */
     uint64_t arena_bytes;    /* the device's MSM arena (backend.msm_arena), shared by its workers */
     uint64_t streamed_bytes; /* key points this backend streamed up (a streamed key) */
+    uint64_t inputs_staged;  /* partitions whose a came staged (backend.next_input) */
     bool key_streamed;       /* the last partition streamed the key */
     bool stream_pinned;      /* ... from pinned host memory (else pageable copies) */
 } backend_memory;
@@ -157,6 +161,21 @@ struct backend {
      * stream. 0 (the default): every array streams. The pipeline keeps those whose MSMs
      * would wait for their copies where the budget holds them (pipeline_plan_stream). */
     unsigned key_resident_arrays;
+    /* The next partition's input a, staged during this one (GPU backends, H fed from the
+     * host): next_input(next_input_arg) returns the a (host, pinned, unchanged until that
+     * partition is proved) of the partition this backend proves next once that one is
+     * known, else NULL; the backend asks between its MSMs' steps and, once it has an
+     * answer, copies that a up beside them into a vector of the domain it holds for the
+     * purpose (counted by pipeline_plan_stage), so that the next partition's H waits for
+     * no copy of a. NULL (the default): nothing staged. Set by the pipeline (its only
+     * prover, where its device budget holds the vector). */
+    const fr_t *(*next_input)(void *arg);
+    void *next_input_arg;
+    /* Set by the pipeline before each partition: that partition's a when it is the one
+     * next_input last named, else NULL. Only then does the partition take the staged copy
+     * (any other is dropped), so that a named partition that never reached the backend
+     * (a cancelled job's) cannot leave a stale copy for a later one in the same slot. */
+    const fr_t *staged_input;
     void *impl; /* the implementation's state (a cuda_ctx for CUDA) */
 };
 

@@ -141,9 +141,48 @@ typedef struct {
     uint64_t streamed_bytes;
     void *pre_buf;          /* a streamed array's first chunk, queued in copy slot 0 ... */
     const uint8_t *pre_host; /* ... from here (stream_prefetch), for its MSM to take */
+    /* The next partition's a (backend.next_input): during a partition, next_buf is the
+     * vector held for it and next_host, once asked and answered, where its copy (copy
+     * slot CUDA_SLOT_H_A) comes from; between partitions, staged_buf and staged_host hold
+     * that copy for the partition whose a is staged_host. */
+    const fr_t *(*next_input)(void *arg);
+    void *next_input_arg;
+    void *next_buf, *staged_buf;
+    const fr_t *next_host, *staged_host;
+    size_t next_bytes;
+    uint64_t inputs_staged;
 } cuda_backend_state;
 
 static cuda_ctx *state_ctx(backend *be) { return ((cuda_backend_state *)be->impl)->ctx; }
+
+/* Asks for the next partition's a (backend.next_input) and, once it is known, queues its
+ * copy into next_buf on the copy stream, behind what is queued there (a streamed key's
+ * next chunk): called between the MSMs' steps, so that the copy runs beside their
+ * kernels. A no-op when no vector is held for it or its copy is queued already. */
+static g16_status stage_next_input(cuda_backend_state *bs)
+{
+    if (!bs->next_buf || bs->next_host)
+        return G16_OK;
+    const fr_t *a = bs->next_input(bs->next_input_arg);
+    if (!a)
+        return G16_OK;
+    g16_status st = cuda_ctx_upload_slot(bs->ctx, CUDA_SLOT_H_A, bs->next_buf, a, bs->next_bytes);
+    if (!st)
+        bs->next_host = a;
+    return st;
+}
+
+/* A staged a no partition took (the pipeline handed over another, or the backend
+ * closes): back to the pool once its copy has landed. */
+static void staged_drop(cuda_backend_state *bs)
+{
+    if (!bs->staged_buf)
+        return;
+    cuda_ctx_slot_sync(bs->ctx, CUDA_SLOT_H_A);
+    cuda_ctx_release(bs->ctx, bs->staged_buf);
+    bs->staged_buf = NULL;
+    bs->staged_host = NULL;
+}
 
 /* One of the key's arrays: on the device (dev), or in host memory (host) to be streamed. */
 typedef struct {
@@ -197,6 +236,8 @@ typedef struct {
                                            host + next * (POINT_BYTES),                     \
                                            (n - next < chunk ? n - next : chunk) *          \
                                                (POINT_BYTES))))                             \
+                goto out;                                                                   \
+            if ((st = stage_next_input(bs))) /* behind the chunk: it waits for neither */   \
                 goto out;                                                                   \
             double phi_ms = 0;                                                              \
             G##_jac_t p, t;                                                                 \
@@ -494,6 +535,25 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     uint64_t window = trace_begin(), span = trace_begin();
     double t = clock_ms();
 
+    /* a staged during the previous partition (backend.next_input) when the pipeline says
+     * this is the partition it named: its copy is in slot H_A already, H waits for it;
+     * any other staged a goes. The next partition's a is staged (in next_buf) during this
+     * one's MSMs once the pipeline names it. Both only with H fed. */
+    const bool fed = h_inputs_fed();
+    const bool a_staged = fed && bs->staged_buf && bs->staged_host == a && be->staged_input == a;
+    if (a_staged) {
+        da = bs->staged_buf;
+        bs->staged_buf = NULL;
+        bs->staged_host = NULL;
+        bs->inputs_staged++;
+    } else {
+        staged_drop(bs);
+    }
+    bs->next_input = be->next_input;
+    bs->next_input_arg = be->next_input_arg;
+    bs->next_bytes = vec;
+    const bool stage = fed && be->next_input && n > 0;
+
     /* The key: resident (uploaded by the first partition only) or streamed by each MSM. */
     enum { KA, KB1, KB2, KC, KH };
     key_points keys[5];
@@ -508,15 +568,16 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     for (int k = 0; k < 5; k++)
         if (resident & (1u << k) &&
             (st = cuda_ctx_resident(ctx, &keys[k].dev, keys[k].host, keys[k].bytes)))
-            return st;
+            goto out;
     if (cuda_ctx_resident_bytes(ctx) != resident_before)
         trace_end_on(span, TRACE_UPLOAD, dev, cuda_ctx_resident_bytes(ctx) - resident_before,
                      "key points");
     span = trace_begin();
     double t_in = clock_ms();
     const bool h_streamed = !(resident & (1u << KH)) && n > 0;
-    const bool fed = h_inputs_fed();
-    if ((st = cuda_ctx_alloc(ctx, &da, vec)) || (st = cuda_ctx_alloc(ctx, &db, vec)) ||
+    if ((!a_staged && (st = cuda_ctx_alloc(ctx, &da, vec))) ||
+        (stage && (st = cuda_ctx_alloc(ctx, &bs->next_buf, vec))) ||
+        (st = cuda_ctx_alloc(ctx, &db, vec)) ||
         (st = cuda_ctx_alloc(ctx, &dc, vec)) || (st = cuda_ctx_alloc(ctx, &dz, nv * 32)) ||
         (!a_whole && (st = cuda_ctx_alloc(ctx, &dza, na * 32))) ||
         (!b_whole && (st = cuda_ctx_alloc(ctx, &dzb, nb * 32))) ||
@@ -545,7 +606,7 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
      * copies were ~263 ms before the NTT). */
     double th = clock_ms();
     cuda_ntt_info hinfo;
-    cuda_h_feed feed = {{a, b, c}, queue_after_h, &later};
+    cuda_h_feed feed = {{a, b, c}, queue_after_h, &later, {a_staged, false, false}};
     if (fed)
         st = cuda_h_poly_fed(ctx, da, da, db, dc, pk->log2_domain, H_POLY_SNARKJS, &feed, &hinfo);
     else if (!(st = queue_after_h(&later)))
@@ -555,9 +616,10 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     if (fed) {
         /* The call's wall time outside H's kernels (a's copy, and b's or c's where a
          * transform outran it) as the upload before them. Bytes: a's, which the kernels
-         * always wait for; b's and c's travel behind kernels. */
+         * always wait for unless it came staged; b's and c's travel behind kernels. */
         double wall = clock_ms() - t_in, waited = wall > hinfo.ms_total ? wall - hinfo.ms_total : 0;
-        trace_upload_before(dev, "a, b, c", vec, waited, hinfo.ms_total);
+        trace_upload_before(dev, a_staged ? "a (staged), b, c" : "a, b, c", a_staged ? 0 : vec,
+                            waited, hinfo.ms_total);
         stats->ms_upload += waited;
     }
     /* Fused (the default), the inverse and forward transforms share kernels: one group. */
@@ -592,9 +654,14 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
     cuda_ctx_set_msm_slice_points(ctx, h_phi && be->msm_slice_digits ? be->msm_slice_digits
                                                                      : SIZE_MAX);
     cuda_ctx_set_msm_arena(ctx, be->msm_arena);
-    if ((st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, true, da, n, true)))
+    /* The next partition's a is asked for here and between the MSMs' steps from now on
+     * (stage_next_input): its slot's refill usually ends during H's MSM. */
+    if ((st = stage_next_input(bs)) ||
+        (st = msm_key_g1(bs, &out->h, &info, &keys[KH], h_phi, true, da, n, true)))
         goto out;
     trace_msm(dev, "MSM_H", &info);
+    if ((st = stage_next_input(bs)))
+        goto out;
     /* The witness is needed from here on (the gathers, A's MSM): its copy, queued behind
      * H's inputs, has had H's MSM to land. */
     if ((st = cuda_ctx_wait_slot(ctx, CUDA_SLOT_WITNESS)) ||
@@ -609,6 +676,8 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
                                 mont)))
         goto out;
     trace_msm(dev, "MSM_A", &info);
+    if ((st = stage_next_input(bs)))
+        goto out;
     stats->scalars_zero = info.zeros;
     stats->scalars_one = info.ones;
     stats->scalars_other = info.others;
@@ -623,12 +692,16 @@ static g16_status cuda_partition(void *vbe, groth16_msm_results *out, groth16_pr
             goto out;
     }
     trace_msm(dev, "MSM_C", &info);
+    if ((st = stage_next_input(bs)))
+        goto out;
     cuda_msm_scalars_free(shared);
     shared = NULL;
     if ((st = msm_classified_g1(bs, &out->b1, &info, &keys[KB1], share ? &shared : NULL, dzb, nb,
                                 mont)))
         goto out;
     trace_msm(dev, "MSM_B1", &info);
+    if ((st = stage_next_input(bs)))
+        goto out;
     stats->ms_msm_g1 += clock_ms() - t;
     t = clock_ms();
     if (!out->b2_elsewhere) { /* else the CPU computes it meanwhile (g2_on_cpu) */
@@ -648,6 +721,16 @@ out:
     cuda_ctx_release(ctx, bs->pre_buf); /* a prefetched chunk no MSM took (on failure) */
     bs->pre_buf = NULL;
     bs->pre_host = NULL;
+    /* The next partition's a: kept for it once its copy is queued (also after a failure:
+     * the pipeline still hands that partition over next), else back to the pool. */
+    if (bs->next_host) {
+        bs->staged_buf = bs->next_buf;
+        bs->staged_host = bs->next_host;
+    } else {
+        cuda_ctx_release(ctx, bs->next_buf);
+    }
+    bs->next_buf = NULL;
+    bs->next_host = NULL;
     cuda_msm_scalars_free(shared);
     cuda_ctx_release(ctx, da);
     cuda_ctx_release(ctx, db);
@@ -710,6 +793,7 @@ static bool cuda_memory(backend *be, backend_memory *m)
                           .resident_bytes = info.resident_bytes,
                           .arena_bytes = info.arena_bytes,
                           .streamed_bytes = bs->streamed_bytes,
+                          .inputs_staged = bs->inputs_staged,
                           .key_streamed = bs->streamed,
                           .stream_pinned = bs->streamed && !bs->pin_failed};
     return true;
@@ -742,6 +826,7 @@ cuda_ctx *backend_cuda_ctx(backend *be)
 
 static void cuda_close(backend *be)
 {
+    staged_drop(be->impl);
     cuda_ctx_free(state_ctx(be));
     free(be->impl);
     free(be);

@@ -282,6 +282,11 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
                "scratch pool %s per worker%s, %u worker%s per device; slots pinned\n",
                dpeak, where, pool, arena, ps->gpu_workers_per_device,
                ps->gpu_workers_per_device == 1 ? "" : "s");
+        if (ps->inputs_staging)
+            printf("  inputs staged: %llu of %zu partitions had their a copied to the device "
+                   "during the partition before (one vector of the domain more on the "
+                   "device)\n",
+                   (unsigned long long)ps->inputs_staged, ps->partitions_proved);
     }
 }
 

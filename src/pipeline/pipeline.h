@@ -199,6 +199,8 @@ typedef struct {
     uint64_t key_stream_chunk;      /* ... in chunks of this many bytes */
     unsigned key_resident_arrays;   /* ... but for these arrays, kept on the device (bits as
                                      * backend_key_arrays_bytes; pipeline_plan_stream) */
+    bool inputs_staging;            /* the next partition's a staged (pipeline_plan_stage) */
+    uint64_t inputs_staged;         /* partitions whose a was on the device before they began */
     double key_prepare_ms;          /* pinning a streamed key at start-up (slowest worker) */
     uint64_t key_host_released;     /* bytes of key pages dropped (release_key_host) */
 } pipeline_stats;
@@ -301,6 +303,15 @@ unsigned pipeline_plan_glv_slices(pipeline_device_plan *plan, uint64_t budget, u
 uint64_t pipeline_plan_stream(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
                               const groth16_prover_key *pk, uint64_t chunk, bool may_double,
                               bool split, unsigned *resident);
+/* Whether the GPU pipeline stages its next partition's a (a vector of `vec` bytes, the
+ * domain's) on the device during the current partition's MSMs (backend.next_input), so
+ * that the next H waits for no copy of a: only with one prover in all (plan's one worker
+ * on one device: a claimed partition is then the one that prover would take next; with
+ * more, another might be free first) and where the vector fits the budget beside the
+ * plan (budget 0: unlimited), which plan->reserved then counts. Run 115, 10 x 2^27 on an
+ * H100 80GB with the key split: a's copy was ~0.10 s of each 1.36 s partition. */
+bool pipeline_plan_stage(pipeline_device_plan *plan, uint64_t budget, uint64_t reserved,
+                         unsigned provers, uint64_t vec);
 /* GPU workers per device when the caller sets none: two, so that one partition's upload
  * and host-side steps overlap the other's kernels, but only while the host budget's
  * `slots` buffer slots leave at least one free to be filled beside the devices' workers:

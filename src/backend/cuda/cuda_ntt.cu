@@ -1191,11 +1191,14 @@ g16_status ntt_run(exec &x, stage_marks &tm, cuda_ntt_kind kind, fr_d *data, uns
 }
 
 /* H's input i (0: a, 1: b, 2: c) fed from the host (cuda_h_poly_fed): its copy queued on
- * the copy stream, the context's stream made to wait for it. */
+ * the copy stream (unless the caller staged it there already), the context's stream made
+ * to wait for it. */
 g16_status h_feed_input(exec &x, const cuda_h_feed *feed, fr_d *dev, int i, unsigned L)
 {
     const int slot = CUDA_SLOT_H_A + i;
-    g16_status st = cuda_ctx_upload_slot(x.ctx, slot, dev, feed->host[i], sizeof(fr_d) << L);
+    g16_status st = feed->staged[i] ? G16_OK
+                                    : cuda_ctx_upload_slot(x.ctx, slot, dev, feed->host[i],
+                                                           sizeof(fr_d) << L);
     return st != G16_OK ? st : cuda_ctx_wait_slot(x.ctx, slot);
 }
 
@@ -1422,7 +1425,8 @@ extern "C" g16_status cuda_h_poly_fed(cuda_ctx *ctx, void *h_dev, void *a_dev, v
     if (st != G16_OK)
         return st;
     if (!h_dev || !a_dev || !b_dev || !c_dev ||
-        (feed && (!feed->host[0] || !feed->host[1] || !feed->host[2])))
+        (feed && ((!feed->host[0] && !feed->staged[0]) || (!feed->host[1] && !feed->staged[1]) ||
+                  (!feed->host[2] && !feed->staged[2]))))
         return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: null buffer",
                            feed ? "cuda_h_poly_fed" : "cuda_h_poly");
     stage_marks tm = {ctx, info != nullptr};

@@ -95,6 +95,11 @@ typedef struct {
     const void *host[3];
     g16_status (*then)(void *arg);
     void *then_arg;
+    /* staged[i]: input i's copy was queued earlier into its slot (CUDA_SLOT_H_A + i) and
+     * into the device buffer this call is given for it (cuda_ctx_upload_slot, e.g. during
+     * the previous partition's MSMs): the call waits for that copy and queues none, and
+     * host[i] is not read (may be NULL). */
+    bool staged[3];
 } cuda_h_feed;
 
 /* cuda_h_poly with a, b and c fed from feed->host into a_dev, b_dev, c_dev (2^log2n
