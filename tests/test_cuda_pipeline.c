@@ -157,6 +157,11 @@ static void test_staged(const test_circuit_key *k, const pipeline_config *base)
 {
     pipeline_config one = *base;
     one.gpu_workers = 1;
+    if (backend_cuda_device_count() != 1) { /* one prover a device: staging needs one in all */
+        printf("  staged inputs: skipped (%d devices; staging needs one prover in all)\n",
+               backend_cuda_device_count());
+        return;
+    }
     for (int streamed = 0; streamed < 2; streamed++) {
         one.key_placement = streamed ? BACKEND_KEY_STREAMED : BACKEND_KEY_AUTO;
         if (streamed)
