@@ -149,10 +149,11 @@ static void test_release(const test_circuit_key *k, const pipeline_config *base)
 
 /* The development setup with its fixed-base products on the GPU makes the CPU's key, point
  * for point, for the same trapdoor. */
-/* One worker (the 80 GB card's 2^27 plan): the next partition's a is staged on the device
- * during the current one (pipeline_plan_stage, backend.next_input), across partitions
- * and across jobs, with the key resident and streamed. The same proofs; partitions after
- * the first job's make no device allocation; G16_GPU_STAGE_NEXT=0 turns it off. */
+/* One worker (the 80 GB card's 2^27 plan) with G16_GPU_STAGE_NEXT=1: the next
+ * partition's a is staged on the device during the current one (pipeline_plan_stage,
+ * backend.next_input), across partitions and across jobs, with the key resident and
+ * streamed. The same proofs; partitions after the first job's make no device allocation.
+ * Unset (the default until a GPU run has timed it) or 0: nothing staged. */
 static void test_staged(const test_circuit_key *k, const pipeline_config *base)
 {
     pipeline_config one = *base;
@@ -162,6 +163,7 @@ static void test_staged(const test_circuit_key *k, const pipeline_config *base)
                backend_cuda_device_count());
         return;
     }
+    setenv("G16_GPU_STAGE_NEXT", "1", 1);
     for (int streamed = 0; streamed < 2; streamed++) {
         one.key_placement = streamed ? BACKEND_KEY_STREAMED : BACKEND_KEY_AUTO;
         if (streamed)
@@ -170,6 +172,7 @@ static void test_staged(const test_circuit_key *k, const pipeline_config *base)
         if (!CHECK(pipeline_create(&pl, &one) == G16_OK)) {
             fprintf(stderr, "  pipeline_create: %s\n", g16_last_error());
             unsetenv("G16_GPU_STREAM_CHUNK");
+            unsetenv("G16_GPU_STAGE_NEXT");
             return;
         }
         printf("  %s\n", pipeline_describe(pl));
@@ -199,17 +202,22 @@ static void test_staged(const test_circuit_key *k, const pipeline_config *base)
         pipeline_free(pl);
         unsetenv("G16_GPU_STREAM_CHUNK");
     }
-    setenv("G16_GPU_STAGE_NEXT", "0", 1);
     one.key_placement = BACKEND_KEY_AUTO;
-    pipeline *pl = NULL;
-    if (CHECK(pipeline_create(&pl, &one) == G16_OK)) {
-        CHECK(strstr(pipeline_describe(pl), "staged") == NULL);
-        run_job(pl, k, 14, 3, 900);
-        pipeline_stats st;
-        pipeline_stats_get(pl, &st);
-        CHECK(!st.inputs_staging && st.inputs_staged == 0 && st.partitions_proved == 3);
-        CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
-        pipeline_free(pl);
+    for (int off = 0; off < 2; off++) {
+        if (off)
+            setenv("G16_GPU_STAGE_NEXT", "0", 1);
+        else
+            unsetenv("G16_GPU_STAGE_NEXT");
+        pipeline *pl = NULL;
+        if (CHECK(pipeline_create(&pl, &one) == G16_OK)) {
+            CHECK(strstr(pipeline_describe(pl), "staged") == NULL);
+            run_job(pl, k, 14 + off, 3, 900 + 10 * off);
+            pipeline_stats st;
+            pipeline_stats_get(pl, &st);
+            CHECK(!st.inputs_staging && st.inputs_staged == 0 && st.partitions_proved == 3);
+            CHECK(pipeline_shutdown(pl, PIPELINE_DRAIN) == G16_OK);
+            pipeline_free(pl);
+        }
     }
     unsetenv("G16_GPU_STAGE_NEXT");
 }

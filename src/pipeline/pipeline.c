@@ -1019,9 +1019,9 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
                                                        !getenv("G16_GPU_STREAM_CHUNK"),
                                                        placement_free, &pl->key_resident_arrays)
                                 : chunk;
-        /* The next partition's a staged during the current one, where one vector more
-         * fits: last, as the smallest lever (run 115: a's copy ~0.10 s of a 1.36 s
-         * partition on an 80 GB card). */
+        /* The next partition's a staged during the current one (G16_GPU_STAGE_NEXT=1:
+         * not yet run on a GPU), where one vector more fits: last, as the smallest lever
+         * (run 115: a's copy ~0.10 s of a 1.36 s partition on an 80 GB card). */
         pl->stage_inputs = fits && backend_stage_next() &&
                            pipeline_plan_stage(&plan, budget, g_device_reserved,
                                                pl->gpu_devices * plan.workers,
