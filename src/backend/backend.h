@@ -168,8 +168,9 @@ struct backend {
      * known, else NULL; the backend asks between its MSMs' steps and, once it has an
      * answer, copies that a up beside them into a vector of the domain it holds for the
      * purpose (counted by pipeline_plan_stage), so that the next partition's H waits for
-     * no copy of a. NULL (the default): nothing staged. Set by the pipeline (its only
-     * prover, where its device budget holds the vector). */
+     * no copy of a. NULL (the default): nothing staged. Set by the pipeline for its only
+     * prover, where its device budget holds the vector and G16_GPU_STAGE_NEXT=1
+     * (backend_stage_next). */
     const fr_t *(*next_input)(void *arg);
     void *next_input_arg;
     /* Set by the pipeline before each partition: that partition's a when it is the one
