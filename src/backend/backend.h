@@ -49,7 +49,7 @@ uint64_t backend_stream_chunk_bytes(void);
 bool backend_stream_glv(void);
 /* Whether a pipeline stages its next partition's a during the current one where it may
  * (backend.next_input): only with G16_GPU_STAGE_NEXT=1 until a GPU run has verified and
- * timed it (session 40 got no device: every call was refused). */
+ * timed it (sessions 40 and 41 got no device: every call was refused). */
 bool backend_stage_next(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
