@@ -147,8 +147,6 @@ static void test_release(const test_circuit_key *k, const pipeline_config *base)
         free(copy[i]);
 }
 
-/* The development setup with its fixed-base products on the GPU makes the CPU's key, point
- * for point, for the same trapdoor. */
 /* One worker (the 80 GB card's 2^27 plan) with G16_GPU_STAGE_NEXT=1: the next
  * partition's a is staged on the device during the current one (pipeline_plan_stage,
  * backend.next_input), across partitions and across jobs, with the key resident and
@@ -222,6 +220,8 @@ static void test_staged(const test_circuit_key *k, const pipeline_config *base)
     unsetenv("G16_GPU_STAGE_NEXT");
 }
 
+/* The development setup with its fixed-base products on the GPU makes the CPU's key, point
+ * for point, for the same trapdoor. */
 static void test_setup_on_gpu(const test_circuit_key *k)
 {
     backend *be = NULL;
