@@ -49,7 +49,7 @@ uint64_t backend_stream_chunk_bytes(void);
 bool backend_stream_glv(void);
 /* Whether a pipeline stages its next partition's a during the current one where it may
  * (backend.next_input): only with G16_GPU_STAGE_NEXT=1 until a GPU run has verified and
- * timed it (sessions 40 and 41 got no device: every call was refused). */
+ * timed it (bench/NOTES.md, "The next partition's a staged during the current one"). */
 bool backend_stage_next(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
