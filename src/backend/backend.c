@@ -252,7 +252,7 @@ bool backend_stream_glv(void)
 bool backend_stage_next(void)
 {
     const char *env = getenv("G16_GPU_STAGE_NEXT");
-    return env && !strcmp(env, "1");
+    return !env || strcmp(env, "0");
 }
 
 uint64_t backend_stream_chunk_bytes(void)

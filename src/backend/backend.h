@@ -48,8 +48,9 @@ uint64_t backend_stream_chunk_bytes(void);
  * against 18.72 without). */
 bool backend_stream_glv(void);
 /* Whether a pipeline stages its next partition's a during the current one where it may
- * (backend.next_input): only with G16_GPU_STAGE_NEXT=1 until a GPU run has verified and
- * timed it (bench/NOTES.md, "The next partition's a staged during the current one"). */
+ * (backend.next_input): yes unless G16_GPU_STAGE_NEXT=0 (run 116, 10 x 2^27 on an H100
+ * with a split key: the window 1.321 -> 1.244 s, 13.94 -> 13.14 s a job; bench/NOTES.md,
+ * "The next partition's a staged during the current one"). */
 bool backend_stage_next(void);
 /* "auto", "resident", "streamed"; parse returns false for anything else. */
 const char *backend_key_placement_name(backend_key_placement p);
@@ -169,7 +170,7 @@ struct backend {
      * answer, copies that a up beside them into a vector of the domain it holds for the
      * purpose (counted by pipeline_plan_stage), so that the next partition's H waits for
      * no copy of a. NULL (the default): nothing staged. Set by the pipeline for its only
-     * prover, where its device budget holds the vector and G16_GPU_STAGE_NEXT=1
+     * prover, where its device budget holds the vector, unless G16_GPU_STAGE_NEXT=0
      * (backend_stage_next). */
     const fr_t *(*next_input)(void *arg);
     void *next_input_arg;

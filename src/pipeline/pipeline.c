@@ -1019,9 +1019,9 @@ static g16_status choose_backend(pipeline *pl, unsigned *provers)
                                                        !getenv("G16_GPU_STREAM_CHUNK"),
                                                        placement_free, &pl->key_resident_arrays)
                                 : chunk;
-        /* The next partition's a staged during the current one (G16_GPU_STAGE_NEXT=1:
-         * not yet run on a GPU), where one vector more fits: last, as the smallest lever
-         * (run 115: a's copy ~0.10 s of a 1.36 s partition on an 80 GB card). */
+        /* The next partition's a staged during the current one (off with
+         * G16_GPU_STAGE_NEXT=0), where one vector more fits: last, as the smallest lever
+         * (run 116: a's copy ~80 ms of a 1.32 s partition on an 80 GB card). */
         pl->stage_inputs = fits && backend_stage_next() &&
                            pipeline_plan_stage(&plan, budget, g_device_reserved,
                                                pl->gpu_devices * plan.workers,
@@ -1201,7 +1201,15 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
                                         pl->workers[i].be->description + 6 /* "cuda: " */);
         if (len < sizeof pl->description) {
             char glv[64] = "without GLV (budget)";
-            if (pl->msm_glv && pl->msm_slices > 1)
+            /* H streamed (its bit, the last of backend_key_arrays', not kept): each
+             * chunk's table is made beside it, where the budget needs none kept. */
+            bool h_streamed = pl->key_placement == BACKEND_KEY_STREAMED &&
+                              !(pl->key_resident_arrays & (1u << (BACKEND_KEY_ARRAYS - 1)));
+            if (h_streamed)
+                snprintf(glv, sizeof glv, "%s", backend_stream_glv()
+                                                    ? "by GLV, a table a streamed chunk"
+                                                    : "without GLV (G16_GPU_STREAM_GLV=0)");
+            else if (pl->msm_glv && pl->msm_slices > 1)
                 snprintf(glv, sizeof glv, "by GLV, its windows in %u slices (budget)",
                          pl->msm_slices);
             else if (pl->msm_glv && pl->msm_arena)
