@@ -40,8 +40,10 @@
 #   job27n     job27 without GLV per streamed chunk (G16_GPU_STREAM_GLV=0)
 #   job27u     job27 with a, b and c uploaded before H's kernels (G16_GPU_H_FED=0: the way
 #              before session 39, where each now goes up just ahead of its own transforms)
-#   job27x3    job27's run with 3 jobs, one after another (-c 3): the throughput once the
-#              next partition's a is staged across the jobs' boundaries too
+#   job27x3    job27's run with 3 jobs, two in flight (-c 3 -j 2: the next job queued
+#              while one proves, as a daemon's are; one at a time, each job's first
+#              partition waits ~0.45 s for its slot's copy, run 117): the throughput
+#              with the next partition's a staged across the jobs' boundaries too
 #   job27ns    job27 without the next partition's a staged during the current one
 #              (G16_GPU_STAGE_NEXT=0: the way before run 116)
 #   job27s     job27 with the whole key streamed (--gpu-key streamed): on an 80 GB card,
@@ -517,7 +519,7 @@ for step in "${steps[@]}"; do
   job27u) G16_GPU_H_FED=0 bench_job job27u 580 --constraints 134217728 \
     --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
   job27x3) bench_job job27x3 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
-    --mem-budget 110G --synth-cache 1 -c 3 ;;
+    --mem-budget 110G --synth-cache 1 -c 3 -j 2 ;;
   job27ns) G16_GPU_STAGE_NEXT=0 bench_job job27ns 580 --constraints 134217728 \
     --partitions 10 --synth-threads 8 --mem-budget 110G --synth-cache 1 ;;
   job27w1) bench_job job27w1 580 --constraints 134217728 --partitions 10 --synth-threads 8 \
