@@ -41,9 +41,9 @@
 #   job27u     job27 with a, b and c uploaded before H's kernels (G16_GPU_H_FED=0: the way
 #              before session 39, where each now goes up just ahead of its own transforms)
 #   job27x3    job27's run with 3 jobs, two in flight (-c 3 -j 2: the next job queued
-#              while one proves, as a daemon's are; one at a time, each job's first
-#              partition waits ~0.45 s for its slot's copy, run 117): the throughput
-#              with the next partition's a staged across the jobs' boundaries too
+#              while one proves, as a daemon's with concurrency 2; one at a time, each
+#              job's first partition waits ~0.45 s for its slot's copy, run 117): the
+#              throughput with the next partition's a staged across the jobs' boundaries
 #   job27ns    job27 without the next partition's a staged during the current one
 #              (G16_GPU_STAGE_NEXT=0: the way before run 116)
 #   job27s     job27 with the whole key streamed (--gpu-key streamed): on an 80 GB card,
