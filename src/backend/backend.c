@@ -152,9 +152,6 @@ static uint64_t rounds_bytes(uint64_t h, bool g2, uint64_t chunk)
 
 static const uint64_t GIB = (uint64_t)1 << 30;
 
-/* The key's arrays by bit, in backend_key_arrays' order. */
-enum { BIT_A = 1, BIT_B1 = 2, BIT_B2 = 4, BIT_C = 8, BIT_H = 16 };
-
 /* A partition's device bytes with the arrays in `resident` on the device and the others
  * streamed in chunks of stream_chunk (none when it is 0). */
 static uint64_t partition_bytes(const groth16_prover_key *pk, uint64_t stream_chunk,
@@ -201,13 +198,13 @@ static uint64_t partition_bytes(const groth16_prover_key *pk, uint64_t stream_ch
          * has its whole MSM's scratch, without GLV (backend_cuda.c: H's table only with
          * the whole key resident). */
         uint64_t c1 = chunk / 96, c2 = chunk / 192;
-        if (!(resident & BIT_H))
+        if (!(resident & BACKEND_KEY_BIT_H))
             mh = mh < c1 ? mh : c1;
-        if (!(resident & (BIT_A | BIT_B1 | BIT_C)))
+        if (!(resident & (BACKEND_KEY_BIT_A | BACKEND_KEY_BIT_B1 | BACKEND_KEY_BIT_C)))
             m1 = m1 < c1 ? m1 : c1;
-        if (!(resident & BIT_B2))
+        if (!(resident & BACKEND_KEY_BIT_B2))
             m2 = m2 < c2 ? m2 : c2;
-        glv = !(resident & BIT_H) && backend_stream_glv(); /* H's chunks' own tables */
+        glv = !(resident & BACKEND_KEY_BIT_H) && backend_stream_glv(); /* H's chunks' own tables */
         credit = 0;
         phi = glv ? 48 * mh : 0;
     }

@@ -84,7 +84,14 @@ uint64_t backend_partition_device_bytes(const groth16_prover_key *pk, uint64_t s
  * MSMs' scratch a chunk's, the resident ones' whole. resident 0: the same as
  * backend_partition_device_bytes with stream_chunk; every array: as with the key
  * resident. */
-enum { BACKEND_KEY_ALL_ARRAYS = (1u << BACKEND_KEY_ARRAYS) - 1 };
+enum {
+    BACKEND_KEY_BIT_A = 1, /* the arrays by bit, in backend_key_arrays' order */
+    BACKEND_KEY_BIT_B1 = 2,
+    BACKEND_KEY_BIT_B2 = 4,
+    BACKEND_KEY_BIT_C = 8,
+    BACKEND_KEY_BIT_H = 16,
+    BACKEND_KEY_ALL_ARRAYS = (1u << BACKEND_KEY_ARRAYS) - 1
+};
 uint64_t backend_key_arrays_bytes(const groth16_prover_key *pk, unsigned arrays);
 uint64_t backend_partition_device_bytes_split(const groth16_prover_key *pk, uint64_t stream_chunk,
                                               unsigned resident);

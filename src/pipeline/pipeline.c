@@ -1201,10 +1201,9 @@ g16_status pipeline_create(pipeline **out, const pipeline_config *cfg)
                                         pl->workers[i].be->description + 6 /* "cuda: " */);
         if (len < sizeof pl->description) {
             char glv[64] = "without GLV (budget)";
-            /* H streamed (its bit, the last of backend_key_arrays', not kept): each
-             * chunk's table is made beside it, where the budget needs none kept. */
+            /* H streamed: each chunk's table is made beside it, none kept with the key. */
             bool h_streamed = pl->key_placement == BACKEND_KEY_STREAMED &&
-                              !(pl->key_resident_arrays & (1u << (BACKEND_KEY_ARRAYS - 1)));
+                              !(pl->key_resident_arrays & BACKEND_KEY_BIT_H);
             if (h_streamed)
                 snprintf(glv, sizeof glv, "%s", backend_stream_glv()
                                                     ? "by GLV, a table a streamed chunk"
