@@ -58,18 +58,20 @@ test-san:
 	$(MAKE) build-san CMAKE_FLAGS="$(CMAKE_FLAGS) -DG16_DAEMON=ON"
 	cd build-san && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 G16_REQUIRE_POSTGRES=1 ctest --output-on-failure -j $(JOBS)
 
-# The .zkey/.wtns/.r1cs/g16k readers under libFuzzer (clang, ASan + UBSan) in build-fuzz/:
-# FUZZ_SECONDS per target, starting from valid files written by test_io's writer. The
+# The readers of untrusted files (.zkey/.wtns/.r1cs/g16k, the proof and key files of
+# `g16 verify`, traces) under libFuzzer (clang, ASan + UBSan) in build-fuzz/:
+# FUZZ_SECONDS per target, starting from valid files (g16's writers, the snarkjs fixtures). The
 # corpus grows across runs in build-fuzz/corpus/; a crash leaves its input in
 # build-fuzz/artifacts/ and fails the target.
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS = zkey wtns r1cs native_key
+FUZZ_TARGETS = zkey wtns r1cs native_key json trace
 .PHONY: fuzz-smoke
 fuzz-smoke:
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DG16_FUZZ=ON -DG16_CUDA=OFF -DG16_ASM=OFF $(CMAKE_FLAGS)
-	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS)) fuzz_seeds seeds_native_key
+	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS)) fuzz_seeds seeds_native_key seeds_text
 	rm -rf build-fuzz/seeds && build-fuzz/fuzz_seeds --write-seeds build-fuzz/seeds
 	build-fuzz/seeds_native_key build-fuzz/seeds/native_key
+	build-fuzz/seeds_text build-fuzz/seeds tests/fixtures
 	@mkdir -p build-fuzz/artifacts
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p build-fuzz/corpus/$$t; \

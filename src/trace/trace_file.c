@@ -383,6 +383,14 @@ g16_status trace_load(trace_data *d, const char *path)
     FILE *f = fopen(path, "r");
     if (!f)
         return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
+    g16_status st = trace_load_stream(d, f, path);
+    fclose(f);
+    return st;
+}
+
+g16_status trace_load_stream(trace_data *d, FILE *f, const char *path)
+{
+    memset(d, 0, sizeof *d);
     char *buf = NULL;
     size_t cap = 0, line = 0;
     ssize_t len;
@@ -415,7 +423,6 @@ g16_status trace_load(trace_data *d, const char *path)
     if (!st && !header)
         st = status_fail(G16_ERR_FORMAT, "%s: no header line: not a g16 trace", path);
     free(buf);
-    fclose(f);
     if (st)
         trace_data_free(d);
     else

@@ -79,6 +79,8 @@ typedef struct {
 } trace_data;
 
 g16_status trace_load(trace_data *d, const char *path);
+/* The same from an open stream (read to its end, not closed); path names it in errors. */
+g16_status trace_load_stream(trace_data *d, FILE *f, const char *path);
 void trace_data_free(trace_data *d);
 
 /* The name of a thread id in d ("thread <id>" when the file does not name it). */
