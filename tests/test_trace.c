@@ -274,6 +274,40 @@ static void test_file_errors(void)
     write_text(path, "");
     CHECK(trace_load(&d, path) == G16_ERR_FORMAT);
     CHECK(trace_load(&d, tmp_path("missing.trace")) == G16_ERR_IO);
+
+    /* A line past TRACE_LINE_MAX ends the read there: the file is not a trace (a large
+     * binary file, /dev/zero: reading on would only grow the line). Up to it, a line of
+     * padding spaces is as good as a short one. */
+    size_t big = TRACE_LINE_MAX + 100, head_len = strlen(head);
+    char *long_text = malloc(head_len + big + 2);
+    CHECK(long_text != NULL);
+    if (long_text) {
+        memcpy(long_text, head, head_len);
+        memset(long_text + head_len, ' ', big);
+        memcpy(long_text + head_len + big, "\n", 2);
+        write_text(path, long_text);
+        CHECK(trace_load(&d, path) == G16_ERR_FORMAT);
+        CHECK(strstr(g16_last_error(), "line 2 is over 64 KiB") != NULL);
+        size_t pad = TRACE_LINE_MAX - strlen(event);
+        memset(long_text + head_len, ' ', pad);
+        memcpy(long_text + head_len + pad, event, strlen(event) + 1);
+        write_text(path, long_text);
+        CHECK(trace_load(&d, path) == G16_OK && d.events.n == 1);
+        trace_data_free(&d);
+        free(long_text);
+    }
+    CHECK(trace_load(&d, "/dev/zero") == G16_ERR_FORMAT);
+    CHECK(strstr(g16_last_error(), "line 1 is over") != NULL);
+    /* A NUL byte inside a line: not JSON. */
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(head, f);
+        fwrite("{\"kind\"\0:1}\n", 1, 12, f);
+        fclose(f);
+        CHECK(trace_load(&d, path) == G16_ERR_FORMAT);
+        CHECK(strstr(g16_last_error(), "line 2") != NULL);
+    }
 }
 
 static void test_rotation(void)

@@ -377,6 +377,35 @@ static g16_status read_event(trace_data *d, json_t *o, const char *path, size_t 
     return trace_events_push(&d->events, &e);
 }
 
+/* One line of f into *buf (grown as needed, NUL-terminated), its '\n' included when it
+ * has one. Returns the line's length, 0 at the end of the file, -1 when the line runs
+ * past max bytes, -2 when memory runs out. A trace's lines are short (the writer's longest, the header, stays
+ * under 1.5 KiB), so a longer one means the file is not a trace, and reading on (a large
+ * binary file, /dev/zero) would only grow the buffer. */
+static ssize_t read_line(FILE *f, char **buf, size_t *cap, size_t max)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = getc_unlocked(f)) != EOF) {
+        if (n == max)
+            return -1;
+        if (n + 2 > *cap) {
+            size_t grown = *cap ? 2 * *cap : 256;
+            char *p = realloc(*buf, grown);
+            if (!p)
+                return -2;
+            *buf = p;
+            *cap = grown;
+        }
+        (*buf)[n++] = (char)ch;
+        if (ch == '\n')
+            break;
+    }
+    if (n > 0)
+        (*buf)[n] = '\0';
+    return (ssize_t)n;
+}
+
 g16_status trace_load(trace_data *d, const char *path)
 {
     memset(d, 0, sizeof *d);
@@ -396,9 +425,16 @@ g16_status trace_load_stream(trace_data *d, FILE *f, const char *path)
     ssize_t len;
     bool header = false;
     g16_status st = G16_OK;
-    while (!st && (len = getline(&buf, &cap, f)) >= 0) {
+    while (!st && (len = read_line(f, &buf, &cap, TRACE_LINE_MAX)) != 0) {
         line++;
-        if (len == 0 || buf[len - 1] != '\n')
+        if (len == -2)
+            st = status_fail(G16_ERR_OUT_OF_MEMORY, "%s: line %zu", path, line);
+        else if (len < 0)
+            st = status_fail(G16_ERR_FORMAT, "%s: line %zu is over %d KiB, which no line of a "
+                             "trace is: not a g16 trace", path, line, TRACE_LINE_MAX / 1024);
+        if (len < 0)
+            break;
+        if (buf[len - 1] != '\n')
             break; /* a last line cut short by a writer that died: ignored */
         if (len == 1)
             continue;

@@ -28,6 +28,8 @@
 
 #define TRACE_FORMAT_NAME "g16-trace"
 enum { TRACE_FORMAT_VERSION = 1 };
+/* The reader refuses a file with a longer line (the writer's lines stay under 1.5 KiB). */
+enum { TRACE_LINE_MAX = 64 * 1024 };
 
 /* A growable array of events. */
 typedef struct {
