@@ -14,8 +14,8 @@
  * Times are nanoseconds of CLOCK_MONOTONIC counted from epoch_ns (the moment recording
  * was switched on); kind is a trace_kind name (trace.h); device -1 is the CPU; job and
  * partition are -1 when the recording thread did not know them. Readers ignore keys they
- * do not know, refuse another format or a newer version, and ignore an unterminated last
- * line (a writer that died mid-line). A rotated file (segment k > 0) starts with its own
+ * do not know, refuse another format, a newer version or a line over TRACE_LINE_MAX, and
+ * ignore an unterminated last line (a writer that died mid-line). A rotated file (segment k > 0) starts with its own
  * header and thread lines, so each file stands alone.
  */
 #ifndef G16_TRACE_TRACE_FILE_H
