@@ -194,6 +194,7 @@ static void test_rejections(void)
     fr_t *in = NULL;
     size_t n;
     expect_status(json_read_proof(&proof, path_of("missing.json")), G16_ERR_IO, "missing.json");
+    expect_status(json_read_vk(&vk, g_dir), G16_ERR_IO, "is a directory");
     write_text("x.json", "{\"pi_a\": [");
     expect_status(json_read_proof(&proof, path_of("x.json")), G16_ERR_FORMAT, "line");
     write_text("x.json", "[1, 2]");

@@ -1,8 +1,10 @@
 #include "snarkjs_json.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "curve/pairing.h"
 #include "decimal.h"
@@ -22,13 +24,24 @@ static g16_status bad(const ctx *c, const char *what)
 
 static g16_status load(json_t **root, const char *path)
 {
-    json_error_t err;
-    *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    if (!*root) {
-        if (err.line < 0 || strstr(err.text, "unable to open"))
-            return status_fail(G16_ERR_IO, "%s: %s", path, err.text);
-        return status_fail(G16_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
+    *root = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
+    /* A directory opens for reading on Linux and then reads as an empty file. */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return status_fail(G16_ERR_IO, "%s: is a directory", path);
     }
+    json_error_t err;
+    *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
+    bool read_failed = ferror(f) != 0;
+    fclose(f);
+    if (!*root && read_failed)
+        return status_fail(G16_ERR_IO, "%s: read error", path);
+    if (!*root)
+        return status_fail(G16_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
     return G16_OK;
 }
 
