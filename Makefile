@@ -72,6 +72,7 @@ fuzz-smoke:
 	rm -rf build-fuzz/seeds && build-fuzz/fuzz_seeds --write-seeds build-fuzz/seeds
 	build-fuzz/seeds_native_key build-fuzz/seeds/native_key
 	build-fuzz/seeds_text build-fuzz/seeds tests/fixtures
+	cp tests/fuzz/seeds/*.trace build-fuzz/seeds/trace/
 	@mkdir -p build-fuzz/artifacts
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p build-fuzz/corpus/$$t; \
