@@ -116,27 +116,7 @@ static void read_in(const uint8_t *p, uint64_t n)
     (void)sink;
 }
 
-static int usage(void)
-{
-    fprintf(stderr,
-            "usage: g16 bench --circuit synthetic --constraints N --partitions P [-c/--count N]\n"
-            "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
-            "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--synth-cost K]\n"
-            "         [--synth-cache K] [--public K]\n"
-            "         [--proofs FILE] [--out DIR] [--key FILE] [--synth-only]\n"
-            "         [--backend cpu|cuda|auto] [--g2-cpu] [--gpu-key auto|resident|streamed]\n"
-            "         [--release-key]\n"
-            "         [--trace FILE] [--timeline]\n"
-            "       g16 bench --zkey K.zkey --wtns W0.wtns [W1.wtns ...] [-c/--count N]\n"
-            "         [-j/--concurrency J] [--threads T] [--synth-threads T] [--lookahead L]\n"
-            "         [--provers W] [--mem-budget BYTES] [--device-budget BYTES] [--proofs FILE]\n"
-            "         [--out DIR]\n"
-            "         [--backend cpu|cuda|auto] [--g2-cpu] [--gpu-key auto|resident|streamed]\n"
-            "         [--release-key]\n"
-            "         [--trace FILE] [--timeline]\n"
-            "         (N jobs, each of one partition per witness file)\n");
-    return 2;
-}
+static int usage(void) { return cli_usage_error("bench"); }
 
 /* Jobs from a snarkjs key: the key is mapped (and read in, as a cached native key is) and
  * its coefficients checked once here, so that the jobs need not; the witness files are

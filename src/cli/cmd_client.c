@@ -308,15 +308,6 @@ static int finish_wait(client *c, long long id, const char *out_dir, double time
     return rc;
 }
 
-static int usage_submit(void)
-{
-    fprintf(stderr,
-            "usage: g16 submit [--url URL] [--token-file F] [--state-dir DIR]\n"
-            "         (--key ID --witness W.wtns [--witness ...] |\n"
-            "          --constraints N --partitions P [--seed S] [--public K])\n"
-            "         [--priority K] [--wait [--out DIR] [--timeout S]]\n");
-    return 2;
-}
 
 int cmd_submit(int argc, char **argv)
 {
@@ -336,7 +327,7 @@ int cmd_submit(int argc, char **argv)
         } else if (!strcmp(a, "--wait")) {
             wait = true;
         } else if (!val) {
-            rc = usage_submit();
+            rc = cli_usage_error("submit");
             goto out;
         } else if (!strcmp(a, "--key")) {
             key = argv[++i];
@@ -358,14 +349,14 @@ int cmd_submit(int argc, char **argv)
             json_object_set_new(req, a + 2, json_integer(v));
             native |= strcmp(a, "--priority") != 0;
         } else {
-            rc = usage_submit();
+            rc = cli_usage_error("submit");
             goto out;
         }
     }
     if (native && !json_object_get(req, "circuit"))
         json_object_set_new(req, "circuit", json_string("synthetic"));
     if (native == (key != NULL) || (key && !json_array_size(witnesses))) {
-        rc = usage_submit();
+        rc = cli_usage_error("submit");
         goto out;
     }
     if (key) {
@@ -426,10 +417,8 @@ static int one_call(int argc, char **argv, const char *cmd, bool cancel)
     long long id;
     if (!id_args(&co, &id, NULL, NULL, cmd, argc, argv))
         return 2;
-    if (cancel && !id) {
-        fprintf(stderr, "usage: g16 cancel [--url URL] [--token-file F] ID\n");
-        return 2;
-    }
+    if (cancel && !id)
+        return cli_usage_error("cancel");
     client c;
     if (!client_open(&c, cmd, &co))
         return 2;
@@ -460,11 +449,8 @@ int cmd_wait(int argc, char **argv)
     const char *out_dir = NULL;
     if (!id_args(&co, &id, &out_dir, &timeout, "g16 wait", argc, argv))
         return 2;
-    if (!id) {
-        fprintf(stderr, "usage: g16 wait [--url URL] [--state-dir DIR] ID [--out DIR] "
-                        "[--timeout S]\n");
-        return 2;
-    }
+    if (!id)
+        return cli_usage_error("wait");
     client c;
     if (!client_open(&c, "g16 wait", &co))
         return 2;

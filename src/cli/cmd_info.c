@@ -136,12 +136,6 @@ static int info_r1cs(const char *path, bool check)
     return 0;
 }
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: g16 info [--check] FILE\n"
-                 "  FILE: a .zkey, .wtns or .r1cs file (told apart by its magic)\n"
-                 "  --check: also read every coefficient, point, value or constraint\n");
-}
 
 int cmd_info(int argc, char **argv)
 {
@@ -150,20 +144,13 @@ int cmd_info(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--check"))
             check = true;
-        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!path && argv[i][0] != '-')
+        else if (!path && argv[i][0] != '-')
             path = argv[i];
-        else {
-            usage(stderr);
-            return 2;
-        }
+        else
+            return cli_usage_error("info");
     }
-    if (!path) {
-        usage(stderr);
-        return 2;
-    }
+    if (!path)
+        return cli_usage_error("info");
 
     /* The magic picks the reader; each reader then checks it again with the rest.
      * O_NONBLOCK and the regular-file check keep a FIFO or a device from hanging us. */

@@ -65,10 +65,7 @@ int cmd_prove(int argc, char **argv)
     }
     for (int k = 0; k < 4; k++)
         if (!paths[k]) {
-            fprintf(stderr, "usage: g16 prove <circuit.zkey> <witness.wtns> <proof.json> "
-                            "<public.json> [--no-verify] [--threads N] [--backend cpu|cuda|auto] "
-                            "[--g2-cpu] [--quiet] [--trace FILE] [--timeline]\n");
-            return 2;
+            return cli_usage_error("prove");
         }
 
     backend *be;

@@ -36,8 +36,7 @@ int cmd_setup(int argc, char **argv)
         }
     }
     if (!in || !out) {
-        fprintf(stderr, "usage: g16 setup <circuit.r1cs> <circuit.zkey> [--vk verification_key.json]\n");
-        return 2;
+        return cli_usage_error("setup");
     }
     fprintf(stderr,
             "g16 setup: DEVELOPMENT SETUP, NOT FOR PRODUCTION. One party (this process) knows\n"

@@ -13,13 +13,7 @@
 #include "trace/trace_file.h"
 #include "trace/trace_output.h"
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: g16 trace report TRACE [--json]\n"
-                    "       g16 trace export --format chrome TRACE -o OUT.json\n"
-                    "       g16 trace plot TRACE -o OUT.svg|OUT.html\n");
-    return 2;
-}
+static int usage(void) { return cli_usage_error("trace"); }
 
 static bool ends_with(const char *s, const char *suffix)
 {

@@ -11,8 +11,7 @@
 int cmd_verify(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: g16 verify <verification_key.json> <public.json> <proof.json>\n");
-        return 2;
+        return cli_usage_error("verify");
     }
     groth16_vk vk;
     groth16_proof proof;

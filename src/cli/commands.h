@@ -22,4 +22,10 @@ int cmd_cancel(int argc, char **argv);
 /* g16 bench --daemon URL: cmd_bench hands its arguments over. */
 int client_bench(int argc, char **argv);
 
+/* Each command's synopsis (usage.c), or NULL for one that prints its own help (daemon: its
+ * settings table). main prints it to stdout for `g16 CMD --help` and `g16 help CMD`. */
+const char *cli_usage(const char *command);
+/* The synopsis on stderr, for bad usage; returns 2 (the exit status). */
+int cli_usage_error(const char *command);
+
 #endif

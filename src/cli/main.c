@@ -1,4 +1,5 @@
 /* g16: the command-line tool. Dispatches to one function per command. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +35,31 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "  %-10s %s\n  %-10s %s\n", "version", "print the version", "help",
-            "this text");
+            "this text; help CMD (or CMD --help): a command's options");
+}
+
+static bool is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
+
+static const command *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(name, COMMANDS[i].name))
+            return &COMMANDS[i];
+    return NULL;
+}
+
+/* `g16 help CMD`, or `g16 CMD ... --help`: the command's synopsis on stdout. A command
+ * without one in usage.c (the daemon) prints its own help from "--help". */
+static int command_help(const command *c)
+{
+    const char *text = cli_usage(c->name);
+    if (!text) {
+        char arg[] = "--help";
+        char *args[] = {arg, NULL};
+        return c->run(1, args);
+    }
+    fputs(text, stdout);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -44,7 +69,15 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *name = argv[1];
-    if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+    if (!strcmp(name, "help") || is_help(name)) {
+        const command *c = argc > 2 && !strcmp(name, "help") ? find(argv[2]) : NULL;
+        if (c)
+            return command_help(c);
+        if (argc > 2 && !strcmp(name, "help")) {
+            fprintf(stderr, "g16 help: unknown command '%s'\n\n", argv[2]);
+            usage(stderr);
+            return 2;
+        }
         usage(stdout);
         return 0;
     }
@@ -52,9 +85,13 @@ int main(int argc, char **argv)
         printf("g16 %s\n", g16_version());
         return 0;
     }
-    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (!strcmp(name, COMMANDS[i].name))
-            return COMMANDS[i].run(argc - 2, argv + 2);
+    const command *c = find(name);
+    if (c) {
+        for (int i = 2; i < argc; i++)
+            if (is_help(argv[i]))
+                return command_help(c);
+        return c->run(argc - 2, argv + 2);
+    }
     fprintf(stderr, "g16: unknown command '%s'\n\n", name);
     usage(stderr);
     return 2;
