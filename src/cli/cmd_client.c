@@ -416,7 +416,7 @@ static int one_call(int argc, char **argv, const char *cmd, bool cancel)
     conn_opts co = {0};
     long long id;
     if (!id_args(&co, &id, NULL, NULL, cmd, argc, argv))
-        return 2;
+        return cli_usage_error(cancel ? "cancel" : "status");
     if (cancel && !id)
         return cli_usage_error("cancel");
     client c;
@@ -448,7 +448,7 @@ int cmd_wait(int argc, char **argv)
     long long id, timeout = 0;
     const char *out_dir = NULL;
     if (!id_args(&co, &id, &out_dir, &timeout, "g16 wait", argc, argv))
-        return 2;
+        return cli_usage_error("wait");
     if (!id)
         return cli_usage_error("wait");
     client c;

@@ -48,6 +48,8 @@ wrong trace nosuch
 wrong bench --nosuch-option
 wrong submit
 wrong wait
+wrong wait 1 --nosuch
+wrong status --nosuch
 wrong cancel
 
 "$g16" help nosuch > /dev/null 2>&1; rc=$?
