@@ -1574,8 +1574,8 @@ static void test_cli(void)
     expect_cli(self, "info witness.wtns --check", 0, "witness values 6");
     expect_cli(self, "info circuit.r1cs --check", 0, "constraints 3");
     expect_cli(self, "info bad.zkey", 2, "g16 info: malformed file: bad.zkey: section");
-    expect_cli(self, "info garbage.bin", 2, "not a zkey, wtns or r1cs file");
-    expect_cli(self, "info empty.zkey", 2, "not a zkey, wtns or r1cs file (only 0 bytes)");
+    expect_cli(self, "info garbage.bin", 2, "not a zkey, wtns, r1cs or g16k file");
+    expect_cli(self, "info empty.zkey", 2, "not a zkey, wtns, r1cs or g16k file (only 0 bytes)");
     expect_cli(self, "info short.zkey", 2, "6 bytes is too short");
     expect_cli(self, "info does-not-exist.zkey", 2, "No such file");
     expect_cli(self, "info fifo.zkey", 2, "not a regular file");

@@ -1,4 +1,5 @@
-/* g16 info [--check] FILE: what a .zkey, .wtns or .r1cs file holds, told by its magic.
+/* g16 info [--check] FILE: what a .zkey, .wtns, .r1cs or native key (.g16k) file holds,
+ * told by its magic.
  * Opening checks headers and section sizes (O(1) per section); --check also reads every
  * coefficient, point, witness value or constraint. */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "commands.h"
 #include "curve/encoding.h"
 #include "g16.h"
+#include "io/native_key.h"
 #include "io/r1cs.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
@@ -34,20 +36,33 @@ static void print_sections(const iden3_file_t *f)
     }
 }
 
-/* Every point of a section on its curve; returns G16_OK or the first failure. */
-static g16_status check_points(const zkey_t *k, const zkey_points_t *pts, uint32_t id, bool g2)
+/* A proving key's point arrays in the order IC, A, B1, B2 (the G2 one), C, H: count points
+ * at data in section id, in snarkjs's layout (a native key's points are the same bytes). */
+typedef struct {
+    const uint8_t *data;
+    size_t count;
+    uint32_t id;
+} key_points;
+enum { KEY_POINT_ARRAYS = 6, KEY_POINTS_B2 = 3 };
+
+/* Every point on its curve; returns G16_OK or the first failure, named by section and
+ * index. */
+static g16_status check_points(const iden3_file_t *f, const key_points arrays[KEY_POINT_ARRAYS])
 {
     g1_affine_t p1;
     g2_affine_t p2;
-    for (size_t i = 0; i < pts->count; i++) {
-        g16_status st = g2 ? g2_decode_snarkjs(&p2, pts->data + i * ZKEY_G2_BYTES, false)
-                           : g1_decode_snarkjs(&p1, pts->data + i * ZKEY_G1_BYTES, false);
-        if (st != G16_OK) {
-            char why[256];
-            snprintf(why, sizeof why, "%s", g16_last_error());
-            return iden3_fail(&k->file, id, st, ": point %zu: %s", i, why);
+    for (int a = 0; a < KEY_POINT_ARRAYS; a++)
+        for (size_t i = 0; i < arrays[a].count; i++) {
+            const uint8_t *p = arrays[a].data;
+            g16_status st = a == KEY_POINTS_B2
+                                ? g2_decode_snarkjs(&p2, p + i * ZKEY_G2_BYTES, false)
+                                : g1_decode_snarkjs(&p1, p + i * ZKEY_G1_BYTES, false);
+            if (st != G16_OK) {
+                char why[256];
+                snprintf(why, sizeof why, "%s", g16_last_error());
+                return iden3_fail(f, arrays[a].id, st, ": point %zu: %s", i, why);
+            }
         }
-    }
     return G16_OK;
 }
 
@@ -69,18 +84,14 @@ static int info_zkey(const char *path, bool check)
         printf("  contributions: none (no section 10)\n");
     print_sections(&k.file);
     if (check) {
-        struct {
-            const zkey_points_t *pts;
-            uint32_t id;
-            bool g2;
-        } secs[] = {
-            {&k.ic, ZKEY_SECTION_IC, false}, {&k.a, ZKEY_SECTION_A, false},
-            {&k.b1, ZKEY_SECTION_B1, false}, {&k.b2, ZKEY_SECTION_B2, true},
-            {&k.c, ZKEY_SECTION_C, false},   {&k.h, ZKEY_SECTION_H, false},
+        const key_points arrays[KEY_POINT_ARRAYS] = {
+            {k.ic.data, k.ic.count, ZKEY_SECTION_IC}, {k.a.data, k.a.count, ZKEY_SECTION_A},
+            {k.b1.data, k.b1.count, ZKEY_SECTION_B1}, {k.b2.data, k.b2.count, ZKEY_SECTION_B2},
+            {k.c.data, k.c.count, ZKEY_SECTION_C},    {k.h.data, k.h.count, ZKEY_SECTION_H},
         };
         st = zkey_validate_coefs(&k);
-        for (size_t i = 0; st == G16_OK && i < sizeof secs / sizeof secs[0]; i++)
-            st = check_points(&k, secs[i].pts, secs[i].id, secs[i].g2);
+        if (st == G16_OK)
+            st = check_points(&k.file, arrays);
         if (st != G16_OK) {
             zkey_close(&k);
             return fail(st);
@@ -88,6 +99,43 @@ static int info_zkey(const char *path, bool check)
         printf("  check: %u coefficients valid; every point on its curve\n", k.n_coefs);
     }
     zkey_close(&k);
+    return 0;
+}
+
+static int info_native_key(const char *path, bool check)
+{
+    native_key_t k;
+    g16_status st = native_key_open(&k, path);
+    if (st != G16_OK)
+        return fail(st);
+    size_t private_wires = k.n_vars - k.n_public - 1;
+    printf("%s: g16 native proving key (g16k version %u), circuit %s (N %llu, public %llu), "
+           "curve BLS12-381, H for snarkjs's coset\n",
+           k.file.name, k.file.version, k.circuit, (unsigned long long)k.param_n,
+           (unsigned long long)k.param_public);
+    printf("  nVars %zu, nPublic %zu, domain size %zu (2^%u), constraints %zu\n", k.n_vars,
+           k.n_public, k.domain_size, k.log2_domain, k.n_constraints);
+    printf("  points: IC %zu, A %zu, B1 %zu, B2 %zu (G2), C %zu, H %zu\n", k.ic.count,
+           k.a.count, k.b1.count, k.b2.count, k.c.count, k.h.count);
+    printf("  density: %llu of %zu private wires in A, %llu in B\n",
+           (unsigned long long)k.in_a, private_wires, (unsigned long long)k.in_b);
+    print_sections(&k.file);
+    if (check) {
+        const key_points arrays[KEY_POINT_ARRAYS] = {
+            {k.ic.data, k.ic.count, NATIVE_KEY_SECTION_VERIFYING},
+            {k.a.data, k.a.count, NATIVE_KEY_SECTION_A},
+            {k.b1.data, k.b1.count, NATIVE_KEY_SECTION_B1},
+            {k.b2.data, k.b2.count, NATIVE_KEY_SECTION_B2},
+            {k.c.data, k.c.count, NATIVE_KEY_SECTION_C},
+            {k.h.data, k.h.count, NATIVE_KEY_SECTION_H},
+        };
+        if ((st = check_points(&k.file, arrays)) != G16_OK) {
+            native_key_close(&k);
+            return fail(st);
+        }
+        printf("  check: every point on its curve\n");
+    }
+    native_key_close(&k);
     return 0;
 }
 
@@ -179,7 +227,9 @@ int cmd_info(int argc, char **argv)
         return info_wtns(path, check);
     if (got == 4 && !memcmp(magic, "r1cs", 4))
         return info_r1cs(path, check);
-    fprintf(stderr, "g16 info: %s: not a zkey, wtns or r1cs file (", path);
+    if (got == 4 && !memcmp(magic, "g16k", 4))
+        return info_native_key(path, check);
+    fprintf(stderr, "g16 info: %s: not a zkey, wtns, r1cs or g16k file (", path);
     if (got < 4)
         fprintf(stderr, "only %zd bytes", got);
     else

@@ -19,7 +19,7 @@ static const command COMMANDS[] = {
     {"setup", cmd_setup, "development setup: setup <circuit.r1cs> <circuit.zkey> [--vk vk.json]"},
     {"verify", cmd_verify, "verify a Groth16 proof: verify <vk.json> <public.json> <proof.json>"},
     {"devices", cmd_devices, "list CUDA devices and probe the first one"},
-    {"info", cmd_info, "show what a .zkey, .wtns or .r1cs file holds"},
+    {"info", cmd_info, "show what a .zkey, .wtns, .r1cs or .g16k file holds"},
     {"trace", cmd_trace, "timeline of a --trace run: trace report|export|plot TRACE"},
     {"daemon", cmd_daemon, "proving daemon: daemon [--config FILE] [--SETTING VALUE ...] (--help)"},
     {"submit", cmd_submit, "submit a job to a daemon: submit --key ID --witness W ... | --constraints N"},

@@ -49,7 +49,8 @@ static const usage_entry USAGES[] = {
                "  exit 0 valid, 1 invalid, 2 bad input; the proof as snarkjs proof.json or\n"
                "  the 192-byte binary form\n"},
     {"info", "usage: g16 info [--check] FILE\n"
-             "  FILE: a .zkey, .wtns or .r1cs file (told apart by its magic)\n"
+             "  FILE: a .zkey, .wtns, .r1cs or native key (.g16k) file (told apart by its\n"
+             "  magic)\n"
              "  --check: also read every coefficient, point, value or constraint\n"},
     {"trace", "usage: g16 trace report TRACE [--json]\n"
               "       g16 trace export --format chrome TRACE -o OUT.json\n"
