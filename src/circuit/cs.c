@@ -19,7 +19,8 @@ g16_status cs_fail(cs_t *cs, g16_status status, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     cs->err = status;
-    if (cs->mode == CS_PROVE)
+    /* The namespace path (setup and check modes) when there is one: the top level has none. */
+    if (cs->mode == CS_PROVE || !cs->path[0])
         return status_fail(status, "circuit: %s", msg);
     return status_fail(status, "circuit: %s (at '%s')", msg, cs->path);
 }

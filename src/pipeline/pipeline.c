@@ -788,8 +788,10 @@ static void gib(char *out, size_t cap, uint64_t bytes)
 {
     if (bytes >= ((uint64_t)1 << 30))
         snprintf(out, cap, "%.2f GiB", (double)bytes / 1073741824.0);
-    else
+    else if (bytes >= ((uint64_t)1 << 20))
         snprintf(out, cap, "%.1f MiB", (double)bytes / 1048576.0);
+    else /* a budget of a few KiB must not read as 0.0 MiB */
+        snprintf(out, cap, "%.1f KiB", (double)bytes / 1024.0);
 }
 
 /* Device bytes held by this process's live pipelines (each uses every visible device
