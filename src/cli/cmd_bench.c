@@ -224,15 +224,7 @@ out:
 /* A count flag's value: 1..max, else a message and false. */
 static bool count_arg(size_t *out, const char *flag, const char *v, size_t max)
 {
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 0);
-    if (errno || end == v || *end || n < 1 || n > max) {
-        fprintf(stderr, "g16 bench: %s must be 1..%zu, not '%s'\n", flag, max, v);
-        return false;
-    }
-    *out = (size_t)n;
-    return true;
+    return cli_count_arg(out, "g16 bench", flag, v, max);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -280,7 +272,7 @@ int cmd_bench(int argc, char **argv)
         else if (!strcmp(a, "--public") && v)
             ro.n_public = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(a, "--threads") && v)
-            parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
+            ok = cli_threads_arg("g16 bench", argv[++i]);
         else if (!strcmp(a, "--synth-threads") && v) {
             ok = count_arg(&n, a, argv[++i], 256);
             ro.synth_threads = (unsigned)n;

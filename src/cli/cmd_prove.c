@@ -40,9 +40,10 @@ int cmd_prove(int argc, char **argv)
             verify = false;
         else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
             quiet = true;
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-            parallel_set_threads((unsigned)strtoul(argv[++i], NULL, 10));
-        else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if (!cli_threads_arg("g16 prove", argv[++i]))
+                return 2;
+        } else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
             backend_name = argv[++i];
         else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
             trace_path = argv[++i];

@@ -4,6 +4,9 @@
 #ifndef G16_CLI_COMMANDS_H
 #define G16_CLI_COMMANDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 int cmd_selftest(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -21,6 +24,12 @@ int cmd_wait(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 /* g16 bench --daemon URL: cmd_bench hands its arguments over. */
 int client_bench(int argc, char **argv);
+
+/* A count from 1 to max in v (decimal, or 0x.. hex), for flag of cmd (e.g. "g16 bench");
+ * else false with a message naming both (cli_args.c). */
+bool cli_count_arg(size_t *out, const char *cmd, const char *flag, const char *v, size_t max);
+/* --threads v: the pool's thread count (1..PARALLEL_MAX_THREADS), else false and a message. */
+bool cli_threads_arg(const char *cmd, const char *v);
 
 /* Each command's synopsis (usage.c), or NULL for one that prints its own help (daemon: its
  * settings table). main prints it to stdout for `g16 CMD --help` and `g16 help CMD`. */

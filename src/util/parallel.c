@@ -9,7 +9,6 @@
 
 #include "trace/trace.h"
 
-#define MAX_THREADS 256
 
 typedef struct {
     parallel_body body;
@@ -24,7 +23,7 @@ static struct {
     pthread_cond_t wake;       /* workers wait here for a job */
     pthread_cond_t done;       /* the submitter waits here for the workers */
     pthread_mutex_t submit;    /* one parallel_for at a time owns the pool */
-    pthread_t workers[MAX_THREADS];
+    pthread_t workers[PARALLEL_MAX_THREADS];
     unsigned nworkers;         /* threads besides the caller */
     atomic_uint threads;       /* configured count, caller included; read without locks */
     unsigned long generation;  /* bumped per job so workers see each one once */
@@ -80,12 +79,17 @@ static void *worker_main(void *arg)
 
 static unsigned default_threads(void)
 {
+    /* A value that is not a count (a typo, 0, a negative) leaves the default: every
+     * online CPU, not one thread. */
     const char *env = getenv("G16_THREADS");
-    long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    char *end = NULL;
+    long n = env && *env ? strtol(env, &end, 10) : 0;
+    if (!env || !*env || *end || n < 1)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1)
         n = 1;
-    if (n > MAX_THREADS)
-        n = MAX_THREADS;
+    if (n > PARALLEL_MAX_THREADS)
+        n = PARALLEL_MAX_THREADS;
     return (unsigned)n;
 }
 
@@ -136,8 +140,8 @@ unsigned parallel_set_threads(unsigned threads)
 {
     if (threads < 1)
         threads = 1;
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
+    if (threads > PARALLEL_MAX_THREADS)
+        threads = PARALLEL_MAX_THREADS;
     pthread_mutex_lock(&pool.submit);
     if (pool.initialised)
         stop_workers();

@@ -19,12 +19,16 @@ extern "C" {
  * identifies the thread, for per-thread scratch. */
 typedef void (*parallel_body)(void *ctx, size_t begin, size_t end, unsigned worker);
 
+/* The most threads the pool runs. */
+enum { PARALLEL_MAX_THREADS = 256 };
+
 /* Number of threads parallel_for uses (the caller included). Default: G16_THREADS from
- * the environment if set, else the number of online CPUs. */
+ * the environment when it is a number from 1 (above PARALLEL_MAX_THREADS: that many), else
+ * the number of online CPUs. */
 unsigned parallel_threads(void);
 
-/* Set the thread count (1 = everything on the caller). Call before parallel work starts;
- * it resizes the pool. Returns the count in effect. */
+/* Set the thread count (1 = everything on the caller; clamped to 1..PARALLEL_MAX_THREADS).
+ * Call before parallel work starts; it resizes the pool. Returns the count in effect. */
 unsigned parallel_set_threads(unsigned threads);
 
 /* Runs body over [0, n) in chunks of at least min_chunk items and returns when every
