@@ -250,7 +250,7 @@ int cmd_bench(int argc, char **argv)
         if (!strcmp(a, "--circuit") && v)
             circuit = argv[++i];
         else if (!strcmp(a, "--constraints") && v)
-            n_constraints = strtoull(argv[++i], NULL, 0);
+            ok = count_arg(&n_constraints, a, argv[++i], (size_t)1 << 40);
         else if (!strcmp(a, "--partitions") && v) {
             ok = count_arg(&ro.partitions, a, argv[++i], 100000);
             partitions_given = true;
@@ -270,7 +270,7 @@ int cmd_bench(int argc, char **argv)
         else if ((!strcmp(a, "-j") || !strcmp(a, "--concurrency")) && v)
             ok = count_arg(&ro.concurrency, a, argv[++i], 100000);
         else if (!strcmp(a, "--public") && v)
-            ro.n_public = strtoull(argv[++i], NULL, 0);
+            ok = count_arg(&ro.n_public, a, argv[++i], (size_t)1 << 20);
         else if (!strcmp(a, "--threads") && v)
             ok = cli_threads_arg("g16 bench", argv[++i]);
         else if (!strcmp(a, "--synth-threads") && v) {
