@@ -308,7 +308,6 @@ static int finish_wait(client *c, long long id, const char *out_dir, double time
     return rc;
 }
 
-
 int cmd_submit(int argc, char **argv)
 {
     conn_opts co = {0};
@@ -447,9 +446,7 @@ int cmd_wait(int argc, char **argv)
     conn_opts co = {0};
     long long id, timeout = 0;
     const char *out_dir = NULL;
-    if (!id_args(&co, &id, &out_dir, &timeout, "g16 wait", argc, argv))
-        return cli_usage_error("wait");
-    if (!id)
+    if (!id_args(&co, &id, &out_dir, &timeout, "g16 wait", argc, argv) || !id)
         return cli_usage_error("wait");
     client c;
     if (!client_open(&c, "g16 wait", &co))

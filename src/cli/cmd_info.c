@@ -184,7 +184,6 @@ static int info_r1cs(const char *path, bool check)
     return 0;
 }
 
-
 int cmd_info(int argc, char **argv)
 {
     bool check = false;

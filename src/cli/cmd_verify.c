@@ -10,9 +10,8 @@
 
 int cmd_verify(int argc, char **argv)
 {
-    if (argc != 3) {
+    if (argc != 3)
         return cli_usage_error("verify");
-    }
     groth16_vk vk;
     groth16_proof proof;
     fr_t *inputs = NULL;
