@@ -379,9 +379,9 @@ static g16_status read_event(trace_data *d, json_t *o, const char *path, size_t 
 
 /* One line of f into *buf (grown as needed, NUL-terminated), its '\n' included when it
  * has one. Returns the line's length, 0 at the end of the file, -1 when the line runs
- * past max bytes, -2 when memory runs out. A trace's lines are short (the writer's longest, the header, stays
- * under 1.5 KiB), so a longer one means the file is not a trace, and reading on (a large
- * binary file, /dev/zero) would only grow the buffer. */
+ * past max bytes, -2 when memory runs out. A trace's lines are short (the writer's
+ * longest, the header, stays under 1.5 KiB), so a longer one means the file is not a
+ * trace, and reading on (a large binary file, /dev/zero) would only grow the buffer. */
 static ssize_t read_line(FILE *f, char **buf, size_t *cap, size_t max)
 {
     size_t n = 0;
