@@ -6,16 +6,25 @@
 #include "commands.h"
 #include "util/parallel.h"
 
-bool cli_count_arg(size_t *out, const char *cmd, const char *flag, const char *v, size_t max)
+bool cli_int_arg(long long *out, const char *cmd, const char *flag, const char *v,
+                 long long lo, long long hi)
 {
     char *end;
     errno = 0;
-    unsigned long long n = strtoull(v, &end, 0);
-    /* strtoull takes "-5" as a huge number: a count never starts with a sign */
-    if (errno || end == v || *end || v[0] == '-' || v[0] == '+' || n < 1 || n > max) {
-        fprintf(stderr, "%s: %s must be 1..%zu, not '%s'\n", cmd, flag, max, v);
+    long long n = strtoll(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > hi) {
+        fprintf(stderr, "%s: %s must be %lld..%lld, not '%s'\n", cmd, flag, lo, hi, v);
         return false;
     }
+    *out = n;
+    return true;
+}
+
+bool cli_count_arg(size_t *out, const char *cmd, const char *flag, const char *v, size_t max)
+{
+    long long n;
+    if (!cli_int_arg(&n, cmd, flag, v, 1, (long long)max))
+        return false;
     *out = (size_t)n;
     return true;
 }

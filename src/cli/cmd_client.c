@@ -203,20 +203,6 @@ static json_t *call_ok(client *c, const char *method, const char *path, const ch
     return NULL;
 }
 
-static bool parse_count(long long *out, const char *cmd, const char *flag, const char *v,
-                        long long lo, long long hi)
-{
-    char *end;
-    errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (errno || end == v || *end || n < lo || n > hi) {
-        fprintf(stderr, "%s: %s must be %lld..%lld, not '%s'\n", cmd, flag, lo, hi, v);
-        return false;
-    }
-    *out = n;
-    return true;
-}
-
 static void print_json(json_t *v)
 {
     char *text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -335,7 +321,7 @@ int cmd_submit(int argc, char **argv)
         } else if (!strcmp(a, "--out")) {
             out_dir = argv[++i];
         } else if (!strcmp(a, "--timeout")) {
-            if (!parse_count(&timeout, "g16 submit", a, argv[++i], 1, 1 << 30))
+            if (!cli_int_arg(&timeout, "g16 submit", a, argv[++i], 1, 1 << 30))
                 goto out;
         } else if (!strcmp(a, "--circuit")) {
             json_object_set_new(req, "circuit", json_string(argv[++i]));
@@ -343,7 +329,7 @@ int cmd_submit(int argc, char **argv)
         } else if (!strcmp(a, "--constraints") || !strcmp(a, "--partitions") ||
                    !strcmp(a, "--seed") || !strcmp(a, "--public") || !strcmp(a, "--priority")) {
             /* Numbers go as they are; the daemon checks their bounds and says which. */
-            if (!parse_count(&v, "g16 submit", a, argv[++i], -(1LL << 53), 1LL << 53))
+            if (!cli_int_arg(&v, "g16 submit", a, argv[++i], -(1LL << 53), 1LL << 53))
                 goto out;
             json_object_set_new(req, a + 2, json_integer(v));
             native |= strcmp(a, "--priority") != 0;
@@ -396,10 +382,10 @@ static bool id_args(conn_opts *co, long long *id, const char **out_dir, long lon
         } else if (out_dir && !strcmp(argv[i], "--out") && i + 1 < argc) {
             *out_dir = argv[++i];
         } else if (timeout && !strcmp(argv[i], "--timeout") && i + 1 < argc) {
-            if (!parse_count(timeout, cmd, "--timeout", argv[++i], 1, 1 << 30))
+            if (!cli_int_arg(timeout, cmd, "--timeout", argv[++i], 1, 1 << 30))
                 return false;
         } else if (argv[i][0] != '-' && !*id) {
-            if (!parse_count(id, cmd, "the job id", argv[i], 1, 1LL << 62))
+            if (!cli_int_arg(id, cmd, "the job id", argv[i], 1, 1LL << 62))
                 return false;
         } else {
             fprintf(stderr, "%s: unexpected argument '%s'\n", cmd, argv[i]);
@@ -488,17 +474,17 @@ int client_bench(int argc, char **argv)
         if (!v) {
             ok = false;
         } else if (!strcmp(a, "-c") || !strcmp(a, "--count")) {
-            ok = parse_count(&count, cmd, a, argv[++i], 1, 100000);
+            ok = cli_int_arg(&count, cmd, a, argv[++i], 1, 100000);
         } else if (!strcmp(a, "-j") || !strcmp(a, "--concurrency")) {
-            ok = parse_count(&conc, cmd, a, argv[++i], 1, 100000);
+            ok = cli_int_arg(&conc, cmd, a, argv[++i], 1, 100000);
         } else if (!strcmp(a, "--constraints")) {
-            ok = parse_count(&n, cmd, a, argv[++i], 1, 1LL << 40);
+            ok = cli_int_arg(&n, cmd, a, argv[++i], 1, 1LL << 40);
         } else if (!strcmp(a, "--partitions")) {
-            ok = parse_count(&parts, cmd, a, argv[++i], 1, 100000);
+            ok = cli_int_arg(&parts, cmd, a, argv[++i], 1, 100000);
         } else if (!strcmp(a, "--seed")) {
-            ok = parse_count(&seed, cmd, a, argv[++i], 0, 1LL << 50);
+            ok = cli_int_arg(&seed, cmd, a, argv[++i], 0, 1LL << 50);
         } else if (!strcmp(a, "--public")) {
-            ok = parse_count(&pub, cmd, a, argv[++i], 1, 1024);
+            ok = cli_int_arg(&pub, cmd, a, argv[++i], 1, 1024);
         } else if (!strcmp(a, "--circuit") && !strcmp(v, "synthetic")) {
             i++;
         } else {

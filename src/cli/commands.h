@@ -25,8 +25,11 @@ int cmd_cancel(int argc, char **argv);
 /* g16 bench --daemon URL: cmd_bench hands its arguments over. */
 int client_bench(int argc, char **argv);
 
-/* A count from 1 to max in v (decimal, or 0x.. hex), for flag of cmd (e.g. "g16 bench");
- * else false with a message naming both (cli_args.c). */
+/* A decimal integer from lo to hi in v, for flag of cmd (e.g. "g16 bench"); else false with
+ * a message naming both and the range (cli_args.c). */
+bool cli_int_arg(long long *out, const char *cmd, const char *flag, const char *v,
+                 long long lo, long long hi);
+/* The same for a count from 1 to max (at most LLONG_MAX). */
 bool cli_count_arg(size_t *out, const char *cmd, const char *flag, const char *v, size_t max);
 /* --threads v: the pool's thread count (1..PARALLEL_MAX_THREADS), else false and a message. */
 bool cli_threads_arg(const char *cmd, const char *v);
