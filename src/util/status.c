@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[512];
 
@@ -32,9 +33,21 @@ void status_clear(void) { last_error[0] = 0; }
 
 g16_status status_fail(g16_status status, const char *fmt, ...)
 {
+    /* Out-of-memory details name what was being allocated ("setup for 4026531840 wires
+     * and domain 16"); printed alone they would not say what went wrong, so they read
+     * "out of memory: ..." unless they say "out of ..." themselves. */
+    static const char OOM[] = "out of memory: ";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+    if (status == G16_ERR_OUT_OF_MEMORY && !strstr(last_error, "out of ")) {
+        size_t n = strlen(last_error), k = sizeof OOM - 1;
+        if (n + k >= sizeof last_error)
+            n = sizeof last_error - 1 - k;
+        memmove(last_error + k, last_error, n);
+        memcpy(last_error, OOM, k);
+        last_error[n + k] = 0;
+    }
     return status;
 }

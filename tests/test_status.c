@@ -1,0 +1,37 @@
+/* util/status: status_fail keeps the detail for g16_last_error(), and an out-of-memory
+ * detail reads on its own ("out of memory: ...") without saying it twice. */
+#include <string.h>
+
+#include "harness.h"
+#include "util/status.h"
+
+int main(void)
+{
+    test_init("status");
+    CHECK(status_fail(G16_ERR_FORMAT, "r1cs: wire %u", 7u) == G16_ERR_FORMAT);
+    CHECK(strcmp(g16_last_error(), "r1cs: wire 7") == 0);
+
+    CHECK(status_fail(G16_ERR_OUT_OF_MEMORY, "setup for %zu wires", (size_t)4026531840u) ==
+          G16_ERR_OUT_OF_MEMORY);
+    CHECK(strcmp(g16_last_error(), "out of memory: setup for 4026531840 wires") == 0);
+    /* Details that already say so keep their own words. */
+    status_fail(G16_ERR_OUT_OF_MEMORY, "GPU 0: out of device memory allocating %s", "z");
+    CHECK(strcmp(g16_last_error(), "GPU 0: out of device memory allocating z") == 0);
+    status_fail(G16_ERR_OUT_OF_MEMORY, "sqlite store x: out of memory");
+    CHECK(strcmp(g16_last_error(), "sqlite store x: out of memory") == 0);
+
+    /* A detail as long as the buffer: the prefix fits, the end is cut, the text ends. */
+    char longest[1024];
+    memset(longest, 'x', sizeof longest - 1);
+    longest[sizeof longest - 1] = 0;
+    status_fail(G16_ERR_OUT_OF_MEMORY, "%s", longest);
+    const char *e = g16_last_error();
+    size_t n = strlen(e);
+    CHECK(strncmp(e, "out of memory: xxx", 18) == 0);
+    CHECK(n > 400 && n < sizeof longest);
+    CHECK(strspn(e + 15, "x") == n - 15);
+
+    status_clear();
+    CHECK(g16_last_error()[0] == 0);
+    return test_finish();
+}
