@@ -842,6 +842,10 @@ static void test_streamed_plan(void)
                (unsigned long long)grown, (unsigned long long)want);
     /* H's chunks by GLV: their digits twice as many, and their tables. At chunks of 3 GiB
      * (2^25 G1 points) H's MSM is the largest (at 1.5 GiB B2's G2 chunks are). */
+    setenv("G16_GPU_STREAM_CHUNK", "3G", 1); /* written as the other byte counts are */
+    CHECK(backend_stream_chunk_bytes() == 3221225472ull);
+    setenv("G16_GPU_STREAM_CHUNK", "191", 1); /* below two G1 points: the default */
+    CHECK(backend_stream_chunk_bytes() == BACKEND_STREAM_CHUNK_BYTES);
     setenv("G16_GPU_STREAM_CHUNK", "3221225472", 1);
     uint64_t plain3 = backend_partition_device_bytes(&pk[0], backend_stream_chunk_bytes(), false, 0, false);
     setenv("G16_GPU_STREAM_GLV", "1", 1);

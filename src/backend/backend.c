@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "msm/msm.h"
+#include "util/bytes.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 #include "util/status.h"
@@ -255,8 +256,8 @@ bool backend_stage_next(void)
 uint64_t backend_stream_chunk_bytes(void)
 {
     const char *env = getenv("G16_GPU_STREAM_CHUNK");
-    long long v = env ? atoll(env) : 0;
-    return v >= 192 ? (uint64_t)v : BACKEND_STREAM_CHUNK_BYTES;
+    uint64_t v = 0;
+    return env && bytes_parse(&v, env) && v >= 192 ? v : BACKEND_STREAM_CHUNK_BYTES;
 }
 
 uint64_t backend_msm_arena_bytes(const groth16_prover_key *pk, bool glv)

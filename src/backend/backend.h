@@ -39,8 +39,8 @@ typedef struct backend backend;
  *             use small chunks to cross many chunk boundaries). */
 typedef enum { BACKEND_KEY_AUTO, BACKEND_KEY_RESIDENT, BACKEND_KEY_STREAMED } backend_key_placement;
 #define BACKEND_STREAM_CHUNK_BYTES (1536ull << 20)
-/* The chunk when no plan chose one: G16_GPU_STREAM_CHUNK when it holds at least 192 bytes
- * (two G1 points), else BACKEND_STREAM_CHUNK_BYTES. */
+/* The chunk when no plan chose one: G16_GPU_STREAM_CHUNK when it is a byte count ("96000",
+ * "1.5G": util/bytes.h) of at least 192 (two G1 points), else BACKEND_STREAM_CHUNK_BYTES. */
 uint64_t backend_stream_chunk_bytes(void);
 /* Whether H's MSM over a streamed key makes each chunk's GLV table, which
  * backend_partition_device_bytes then counts: yes unless G16_GPU_STREAM_GLV=0 (run 111,

@@ -11,6 +11,7 @@
 
 #include "circuit/cs.h"
 #include "circuit/synthetic.h"
+#include "commands.h"
 #include "io/proof_bin.h"
 #include "io/snarkjs_json.h"
 #include "job/job.h"
@@ -207,7 +208,7 @@ static void print_summary(const bench_run_opts *o, size_t m, const stage_sums *s
     else
         printf("  synthesis: no partition proved\n");
     printf("  throughput: %zu job%s of %zu partitions in %.2f s; %s%.2f s per job, %.1f "
-           "proofs/hour (jobs), %.1f partitions/hour (%.3f s per partition)\n",
+           "jobs/hour, %.1f proofs/hour (one a partition: %.3f s each)\n",
            N, N == 1 ? "" : "s", P, ps->active_ms / 1e3, N > 1 ? "steady state " : "",
            per_job_s, per_job_s > 0 ? 3600 / per_job_s : 0,
            per_job_s > 0 ? 3600 * (double)P / per_job_s : 0, per_job_s / (double)P);
@@ -382,6 +383,8 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
         goto out;
     }
     if (o->out_dir) {
+        if (!cli_out_dir("g16 bench", o->out_dir))
+            goto out;
         char path[4096];
         snprintf(path, sizeof path, "%s/verification_key.json", o->out_dir);
         if ((st = json_write_vk(path, vk)))

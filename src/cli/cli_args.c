@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "util/parallel.h"
@@ -35,5 +37,14 @@ bool cli_threads_arg(const char *cmd, const char *v)
     if (!cli_count_arg(&n, cmd, "--threads", v, PARALLEL_MAX_THREADS))
         return false;
     parallel_set_threads((unsigned)n);
+    return true;
+}
+
+bool cli_out_dir(const char *cmd, const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: %s: %s\n", cmd, dir, strerror(errno));
+        return false;
+    }
     return true;
 }

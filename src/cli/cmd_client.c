@@ -24,7 +24,6 @@
 #include "util/buffer.h"
 #include <curl/curl.h>
 #include <jansson.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,10 +214,8 @@ static void print_json(json_t *v)
 static bool write_result(const char *cmd, json_t *result, const char *dir)
 {
     char path[4200];
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: %s: %s\n", cmd, dir, strerror(errno));
+    if (!cli_out_dir(cmd, dir))
         return false;
-    }
     json_t *proofs = json_object_get(result, "proofs");
     json_t *pubs = json_object_get(result, "public_signals");
     json_t *vk = json_object_get(result, "verification_key");
@@ -566,7 +563,7 @@ int client_bench(int argc, char **argv)
     }
     double wall = now_s() - t0;
     qsort(latency, (size_t)count, sizeof *latency, cmp_double);
-    printf("  %lld job%s in %.2f s: %.3f jobs/s, %.1f proofs/hour (jobs), %.1f partitions/hour\n",
+    printf("  %lld job%s in %.2f s: %.3f jobs/s, %.1f jobs/hour, %.1f proofs/hour (one a partition)\n",
            count, count == 1 ? "" : "s", wall, (double)count / wall,
            3600 * (double)count / wall, 3600 * (double)(count * parts) / wall);
     printf("  latency (submission to done) s: p50 %.3f, p90 %.3f, p99 %.3f, max %.3f\n",

@@ -28,6 +28,7 @@ int cmd_daemon(int argc, char **argv)
     int rc = 2;
     if (config_parse_args(&cfg, &help, &print, argc, argv)) {
         fprintf(stderr, "g16 daemon: %s\n", g16_last_error());
+        config_print_usage(stderr);
     } else if (help) {
         config_print_help(stdout);
         rc = 0;

@@ -9,8 +9,9 @@
 
 int cmd_devices(int argc, char **argv)
 {
-    (void)argc;
     (void)argv;
+    if (argc > 0)
+        return cli_usage_error("devices");
 #ifndef G16_HAVE_CUDA
     printf("this g16 was built without the CUDA backend (no nvcc at build time)\n");
     return 0;

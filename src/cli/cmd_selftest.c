@@ -122,8 +122,9 @@ static void curve_checks(void)
 
 int cmd_selftest(int argc, char **argv)
 {
-    (void)argc;
     (void)argv;
+    if (argc > 0)
+        return cli_usage_error("selftest");
     printf("g16 selftest (arithmetic path: %s)\n",
            cpu_use_asm ? "x86-64 MULX/ADX assembly" : "portable C");
     field_checks();

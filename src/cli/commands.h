@@ -33,6 +33,8 @@ bool cli_int_arg(long long *out, const char *cmd, const char *flag, const char *
 bool cli_count_arg(size_t *out, const char *cmd, const char *flag, const char *v, size_t max);
 /* --threads v: the pool's thread count (1..PARALLEL_MAX_THREADS), else false and a message. */
 bool cli_threads_arg(const char *cmd, const char *v);
+/* --out DIR: made when missing (not its parents); else false and a message. */
+bool cli_out_dir(const char *cmd, const char *dir);
 
 /* Each command's synopsis (usage.c), or NULL for one that prints its own help (daemon: its
  * settings table). main prints it to stdout for `g16 CMD --help` and `g16 help CMD`. */

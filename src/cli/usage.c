@@ -57,7 +57,8 @@ static const usage_entry USAGES[] = {
               "       g16 trace plot TRACE -o OUT.svg|OUT.html\n"},
     {"submit", "usage: g16 submit " CONN "\n"
                "         (--key ID --witness W.wtns [--witness ...] |\n"
-               "          --constraints N --partitions P [--seed S] [--public K])\n"
+               "          [--circuit synthetic] --constraints N --partitions P [--seed S]\n"
+               "          [--public K])\n"
                "         [--priority K] [--wait [--out DIR] [--timeout S]]\n"},
     {"status", "usage: g16 status " CONN " [ID]\n"
                "  the daemon's status, or job ID's\n"},

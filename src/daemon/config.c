@@ -6,8 +6,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/bytes.h"
+#include "util/parallel.h"
 #include "util/status.h"
 
 typedef enum {
@@ -84,7 +86,7 @@ static const setting SETTINGS[] = {
     {"backend", NULL, SET_CHOICE, AT(backend), "auto", 0, 0, "cpu|cuda|auto",
      "where proofs run: auto is CUDA when a device answers, else the CPU"},
     {"concurrency", NULL, SET_INT, AT(concurrency), "1", 1, 64, NULL, "jobs in flight"},
-    {"threads", NULL, SET_INT, AT(threads), "0", 0, 4096, NULL,
+    {"threads", NULL, SET_INT, AT(threads), "0", 0, PARALLEL_MAX_THREADS, NULL,
      "CPU threads for proving; 0: every CPU"},
     {"synth_threads", NULL, SET_INT, AT(synth_threads), "0", 0, 256, NULL,
      "pipeline synthesis threads per key; 0: 1"},
@@ -526,9 +528,17 @@ static void flag_name(char *buf, size_t cap, const char *name)
             *p = '-';
 }
 
-void config_print_help(FILE *out)
+void config_print_usage(FILE *out)
 {
     fprintf(out, "usage: g16 daemon [--config FILE.json] [--SETTING VALUE ...] [--print-config]\n"
+                 "         [--config-table]\n");
+}
+
+void config_print_help(FILE *out)
+{
+    config_print_usage(out);
+    fprintf(out, "  --print-config: the settings in effect as a config file; --config-table: "
+                 "this table in Markdown\n"
                  "Settings (flags override the file; the file is a JSON object of the same "
                  "names):\n");
     for (size_t i = 0; i < N_SETTINGS; i++) {
@@ -599,6 +609,47 @@ char *config_to_json(const daemon_config *cfg)
     return text;
 }
 
+/* p made absolute (from the working directory when relative) with "." and ".." taken away
+ * by its text alone, no link followed, into out[cap]: "/a/./b/../c" is "/a/c", "/.." is
+ * "/". False when it does not fit. */
+static bool lexical_path(char *out, size_t cap, const char *p)
+{
+    char cwd[PATH_MAX];
+    const char *parts[2] = {p[0] == '/' ? "" : getcwd(cwd, sizeof cwd), p};
+    if (!parts[0] || strlen(parts[0]) + strlen(p) + 2 > cap)
+        return false;
+    size_t n = 0;
+    out[n++] = '/';
+    for (int k = 0; k < 2; k++)
+        for (const char *q = parts[k]; *q;) {
+            while (*q == '/')
+                q++;
+            size_t len = strcspn(q, "/");
+            if (len == 2 && q[0] == '.' && q[1] == '.') {
+                while (n > 1 && out[n - 1] != '/') /* back over the last component */
+                    n--;
+                if (n > 1)
+                    n--;
+            } else if (len && !(len == 1 && q[0] == '.')) {
+                if (n > 1)
+                    out[n++] = '/';
+                memcpy(out + n, q, len);
+                n += len;
+            }
+            q += len;
+        }
+    out[n] = 0;
+    return true;
+}
+
+/* Whether path (both absolute, without "." or "..") lies below dir. */
+static bool below(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    /* "/data/in/x" for "/data/in", never "/data/input/x"; the root directory holds all. */
+    return !strncmp(path, dir, n) && (path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
 g16_status config_confine_path(char **resolved, const daemon_list *dirs, const char *path)
 {
     *resolved = NULL;
@@ -612,17 +663,28 @@ g16_status config_confine_path(char **resolved, const daemon_list *dirs, const c
         snprintf(joined, sizeof joined, "%s/%s", dirs->items[0], path);
     else
         snprintf(joined, sizeof joined, "%s", path);
-    char *real = realpath(joined, NULL);
-    if (!real)
+    /* First by the text alone, so that a path outside is refused as such whether or not
+     * it exists (realpath's "no such file" would tell a client what exists outside):
+     * below a directory as written or as resolved, else refused. (A ".." after a link
+     * inside that leads out is judged by the resolved path below.) */
+    char lexical[sizeof joined + PATH_MAX], dir_lexical[2 * PATH_MAX + 2];
+    if (!lexical_path(lexical, sizeof lexical, joined))
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: too long a path", path);
+    bool near = false;
+    for (size_t i = 0; i < dirs->count && !near; i++) {
+        near = lexical_path(dir_lexical, sizeof dir_lexical, dirs->items[i]) &&
+               below(lexical, dir_lexical);
+        char *dir = near ? NULL : realpath(dirs->items[i], NULL);
+        near = near || (dir && below(lexical, dir));
+        free(dir);
+    }
+    char *real = near ? realpath(joined, NULL) : NULL;
+    if (near && !real)
         return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
-    for (size_t i = 0; i < dirs->count; i++) {
+    /* Then as resolved: every link followed, the file must still lie below one. */
+    for (size_t i = 0; real && i < dirs->count; i++) {
         char *dir = realpath(dirs->items[i], NULL);
-        if (!dir)
-            continue; /* a missing input directory confines nothing */
-        size_t n = strlen(dir);
-        /* Inside means below dir: "/data/in/x" for "/data/in", never "/data/input/x";
-         * the root directory holds everything. */
-        bool inside = !strncmp(real, dir, n) && (real[n] == '/' || (n == 1 && dir[0] == '/'));
+        bool inside = dir && below(real, dir); /* a missing directory confines nothing */
         free(dir);
         if (inside) {
             *resolved = real;

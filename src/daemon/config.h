@@ -80,7 +80,9 @@ g16_status config_parse_args(daemon_config *cfg, bool *help, bool *print, int ar
 g16_status config_set(daemon_config *cfg, const char *name, const char *value,
                       const char *from);
 
-/* The usage text: every setting, its flag, default, bounds and meaning. */
+/* The synopsis (printed on bad usage), and the help: the synopsis, then every setting, its
+ * flag, default, bounds and meaning. */
+void config_print_usage(FILE *out);
 void config_print_help(FILE *out);
 /* The settings table as Markdown (the README's table). */
 void config_print_markdown(FILE *out);
@@ -90,7 +92,9 @@ char *config_to_json(const daemon_config *cfg);
 /* Path confinement: resolves path (relative paths against the first input directory)
  * with realpath, which follows every symbolic link and removes "." and "..", and
  * accepts it only when the result lies inside one of the directories (themselves
- * resolved). On success *resolved is malloc'd. G16_ERR_IO when the file does not exist,
+ * resolved). A path whose text alone ("." and ".." removed) lies outside every directory
+ * is refused before the file system is asked, so existence outside is never told. On
+ * success *resolved is malloc'd. G16_ERR_IO when a file inside does not exist,
  * G16_ERR_INVALID_ARGUMENT naming the path when it lies outside (or there are no input
  * directories). */
 g16_status config_confine_path(char **resolved, const daemon_list *dirs, const char *path);

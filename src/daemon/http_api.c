@@ -517,13 +517,16 @@ static enum MHD_Result route(struct MHD_Connection *c, daemon_state *d, const ch
                                     ? 404 : 405,
                           "%s %s: no such endpoint", method, url);
     }
-    if (!strcmp(url, "/v1/keys") && get)
-        return send_json(c, d, 200, json_pack("{s:o}", "keys", key_cache_list(d->keys)));
-    if (!strncmp(url, "/v1/keys/", 9) && post) {
+    if (!strcmp(url, "/v1/keys"))
+        return get ? send_json(c, d, 200, json_pack("{s:o}", "keys", key_cache_list(d->keys)))
+                   : send_error(c, d, 405, "/v1/keys takes GET");
+    if (!strncmp(url, "/v1/keys/", 9)) {
         char id[96];
         const char *rest = url + 9, *slash = strchr(rest, '/');
         if (slash && (size_t)(slash - rest) < sizeof id &&
             (!strcmp(slash, "/load") || !strcmp(slash, "/evict"))) {
+            if (!post)
+                return send_error(c, d, 405, "%s takes POST", url);
             snprintf(id, sizeof id, "%.*s", (int)(slash - rest), rest);
             return key_action(c, d, id, slash + 1);
         }

@@ -51,6 +51,13 @@ wrong wait
 wrong wait 1 --nosuch
 wrong status --nosuch
 wrong cancel
+wrong selftest extra
+wrong devices extra
+if "$g16" daemon --help 2>&1 | grep -q "built without"; then
+    echo "daemon's bad usage: skipped (this build has no daemon)"
+else
+    wrong daemon --nosuch-setting
+fi
 
 "$g16" help nosuch > /dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "g16 help nosuch: exit $rc (want 2)"

@@ -88,6 +88,9 @@ for want in 'g16_jobs{state="done"} 2' 'g16_proofs_total 4' 'g16_queue_depth 0' 
   grep -qF "$want" "$TMP/metrics" || fail "/metrics lacks '$want'"
 done
 expect 405 "" GET /v1/jobs/1/cancel
+expect 405 "takes POST" GET /v1/keys/mult/load
+expect 405 "takes POST" PUT /v1/keys/mult/evict
+expect 405 "takes GET" POST /v1/keys
 
 # A zkey job of 3 witnesses runs through the key's pipeline: its progress reaches the
 # store (partitions_done), and each proof verifies with the fixture's key.
@@ -144,6 +147,10 @@ expect 403 "outside the input directories" POST /v1/jobs \
   '{"key":"mult","witnesses":["'"$IN"'/../outside/secret.wtns"]}'
 expect 403 "outside the input directories" POST /v1/jobs '{"key":"mult","witnesses":["link.wtns"]}'
 expect 403 "outside the input directories" POST /v1/jobs '{"key":"mult","witnesses":["/etc/passwd"]}'
+# Outside and missing: refused the same way, so answers never tell what exists outside.
+expect 403 "outside the input directories" POST /v1/jobs \
+  '{"key":"mult","witnesses":["../outside/no-such.wtns"]}'
+expect 403 "outside the input directories" POST /v1/jobs '{"key":"mult","witnesses":["/no/such/file"]}'
 expect 400 "'partitions' must be an integer from 1" POST /v1/jobs \
   '{"circuit":"synthetic","constraints":4096,"partitions":0}'
 expect 400 "'constraints' must be an integer" POST /v1/jobs \

@@ -178,8 +178,12 @@ static void test_confinement(void)
     free(r);
     CHECK(config_confine_path(&r, &dirs, "inner") == G16_OK);
     free(r);
+    /* Outside, existing or not: refused alike (a missing file outside is not "missing"). */
     static const char *const ESCAPES[] = {"../input2/secret", "link", "dirlink/secret",
-                                          "sub/../../input2/secret", "/etc/passwd"};
+                                          "sub/../../input2/secret", "/etc/passwd",
+                                          "../input2/missing", "/etc/no-such-file",
+                                          "../../../../../../../../../../../nowhere",
+                                          "sub/../../in2/x", "/"};
     for (size_t i = 0; i < sizeof ESCAPES / sizeof ESCAPES[0]; i++) {
         r = (char *)1;
         g16_status st = config_confine_path(&r, &dirs, ESCAPES[i]);
@@ -188,10 +192,28 @@ static void test_confinement(void)
             fprintf(stderr, "  %s: %s\n", ESCAPES[i], g16_last_error());
     }
     CHECK(config_confine_path(&r, &dirs, "missing.wtns") == G16_ERR_IO);
+    CHECK(config_confine_path(&r, &dirs, "sub/../missing.wtns") == G16_ERR_IO);
+    /* The directory as written, with "." and ".." and doubled slashes: still inside. */
+    char messy[PATH_MAX + 64];
+    snprintf(messy, sizeof messy, "%s/.//sub/../sub//w.wtns", in);
+    CHECK(config_confine_path(&r, &dirs, messy) == G16_OK);
+    free(r);
     CHECK(config_confine_path(&r, &dirs, "") == G16_ERR_INVALID_ARGUMENT);
     daemon_list none = {0};
     CHECK(config_confine_path(&r, &none, p) == G16_ERR_INVALID_ARGUMENT);
     CHECK(strstr(g16_last_error(), "no input directories") != NULL);
+    /* A relative input directory (from the working directory), either way. */
+    char cwd[PATH_MAX];
+    if (CHECK(getcwd(cwd, sizeof cwd) != NULL) && CHECK(chdir(tmp) == 0)) {
+        daemon_list rel = {.items = (char *[]){"./in/"}, .count = 1};
+        CHECK(config_confine_path(&r, &rel, "sub/w.wtns") == G16_OK);
+        free(r);
+        CHECK(config_confine_path(&r, &rel, p) == G16_OK);
+        free(r);
+        CHECK(config_confine_path(&r, &rel, "../input2/missing") == G16_ERR_INVALID_ARGUMENT);
+        CHECK(config_confine_path(&r, &rel, "missing") == G16_ERR_IO);
+        CHECK(chdir(cwd) == 0);
+    }
     /* Two directories: the second one counts too. */
     daemon_list two = {.items = (char *[]){in, out}, .count = 2};
     snprintf(p, sizeof p, "%s/secret", out);
