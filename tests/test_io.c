@@ -1471,6 +1471,11 @@ static void test_files(void)
     rmodel_random(&rm, 6, 3);
     r1cs_build(&w, &rm, true);
     CHECK(write_wfile("circuit.r1cs", &w, 0));
+    /* Without its wire labels nothing in the file bounds nWires: a setup for 0xf0000000
+     * wires must be refused before it allocates (test_cli). */
+    wf_remove(&w, 3);
+    set_u32(&wf_find(&w, 1)->body, 36, 0xf0000000u);
+    CHECK(write_wfile("huge.r1cs", &w, 0));
     wf_free(&w);
     tmp_path(path, sizeof path, "empty.zkey");
     CHECK(write_file(path, (const uint8_t *)"", 0));
@@ -1573,6 +1578,13 @@ static void test_cli(void)
     expect_cli(self, "info --check circuit.zkey", 0, "check: 20 coefficients valid");
     expect_cli(self, "info witness.wtns --check", 0, "witness values 6");
     expect_cli(self, "info circuit.r1cs --check", 0, "constraints 3");
+    expect_cli(self, "setup huge.r1cs huge.zkey", 2,
+               "g16 setup: out of memory: setup for 4026531840 wires and domain 8 needs more "
+               "than");
+    expect_cli(self, "setup huge.r1cs huge.zkey", 2, "of memory and swap");
+    char huge_key[4200];
+    tmp_path(huge_key, sizeof huge_key, "huge.zkey");
+    CHECK(access(huge_key, F_OK) != 0); /* nothing written */
     expect_cli(self, "info bad.zkey", 2, "g16 info: malformed file: bad.zkey: section");
     expect_cli(self, "info garbage.bin", 2, "not a zkey, wtns, r1cs or g16k file");
     expect_cli(self, "info empty.zkey", 2, "not a zkey, wtns, r1cs or g16k file (only 0 bytes)");
@@ -1587,7 +1599,8 @@ static void test_cli(void)
 static void remove_tmp(void)
 {
     static const char *names[] = {"circuit.zkey", "bad.zkey",    "witness.wtns", "circuit.r1cs",
-                                  "empty.zkey",   "short.zkey",  "garbage.bin",  "fifo.zkey"};
+                                  "empty.zkey",   "short.zkey",  "garbage.bin",  "fifo.zkey",
+                                  "huge.r1cs",    "huge.zkey"};
     char path[4200];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         tmp_path(path, sizeof path, names[i]);

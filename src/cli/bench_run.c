@@ -18,6 +18,7 @@
 #include "pipeline/pipeline.h"
 #include "util/bytes.h"
 #include "util/clock.h"
+#include "util/host_memory.h"
 #include "util/status.h"
 
 bool bench_parse_bytes(uint64_t *out, const char *s) { return bytes_parse(out, s); }
@@ -32,16 +33,7 @@ static double peak_rss_gib(void)
 /* VmHWM, the peak resident set, in GiB (0 when /proc says nothing). */
 static double hwm_gib(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    unsigned long kib = 0;
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "VmHWM: %lu kB", &kib) == 1)
-                break;
-        fclose(f);
-    }
-    return kib / (1024.0 * 1024.0);
+    return proc_kib("/proc/self/status", "VmHWM") / (1024.0 * 1024.0);
 }
 
 /* Starts VmHWM again from the current RSS (Linux: "5" to /proc/self/clear_refs), so that

@@ -7,6 +7,7 @@
 #include "curve/fixed_base.h"
 #include "groth16/density.h"
 #include "groth16/secret.h"
+#include "util/host_memory.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -355,6 +356,18 @@ g16_status groth16_setup_with_trapdoor_accelerated(groth16_setup_key *key,
     /* scalars: the products of one batch (up to n_vars or n); lag: the Lagrange basis,
      * then the scratch of the H basis. */
     size_t n_scalars = nv > n ? nv : n;
+    /* These first arrays alone (the A, B and C points come on top) are checked against
+     * the machine's memory and swap before any is allocated: an .r1cs may claim any
+     * nWires, and where memory is overcommitted an impossible setup would otherwise end
+     * in the OOM killer instead of this message. */
+    uint64_t first = ((uint64_t)n + 3 * (uint64_t)nv + n_scalars) * sizeof(fr_t) +
+                     ((uint64_t)np + 1 + n_priv + n) * sizeof(g1_affine_t);
+    uint64_t have = host_memory_total();
+    if (have && first > have)
+        return status_fail(G16_ERR_OUT_OF_MEMORY,
+                           "setup for %zu wires and domain %zu needs more than %.1f GiB, "
+                           "beyond this machine's %.1f GiB of memory and swap",
+                           nv, n, (double)first / 1073741824.0, (double)have / 1073741824.0);
     fr_t *lag = malloc(n * sizeof *lag);
     fr_t *uvw = calloc(3 * nv, sizeof *uvw);
     fr_t *scalars = malloc(n_scalars * sizeof *scalars);

@@ -12,6 +12,7 @@
 #include "msm/msm.h"
 #include "trace/trace.h"
 #include "util/clock.h"
+#include "util/host_memory.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -273,17 +274,9 @@ static uint64_t drop_pages(const void *p, size_t bytes)
 
 uint64_t pipeline_default_host_budget(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    uint64_t kib = 0;
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "MemAvailable: %lu kB", &kib) == 1)
-                break;
-        fclose(f);
-    }
-    if (kib)
-        return kib * 1024 / 4 * 3;
+    uint64_t avail = host_memory_available();
+    if (avail)
+        return avail / 4 * 3;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)1 << 30;
 }
