@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # g16 bench on jobs from a snarkjs key, end to end on the CPU backend:
 #   tests/pipeline/cli_zkey_jobs.sh <g16>
-# - `--zkey K --wtns W W -c 2 -j 2 --out D`: 2 jobs of 2 partitions (one per witness file),
+# - `--zkey K --wtns W W -c 2 -j 2 --out D` (D made by bench): 2 jobs of 2 partitions (one per witness file),
 #   every proof in D as snarkjs proof.json + public.json, each accepted by `g16 verify`
 #   and by `snarkjs groth16 verify` (tools/snarkjs; that part is skipped without node or
 #   the package, unless G16_REQUIRE_NOBLE=1), public signals equal to snarkjs's own;
@@ -19,7 +19,7 @@ fail() { echo "cli_zkey_jobs: $*" >&2; exit 1; }
 F=$root/tests/fixtures/poseidon
 bench() { "$g16" bench --backend cpu --threads 1 "$@"; }
 
-mkdir "$d/out"
+# --out's directory does not exist yet: bench makes it.
 bench --zkey "$F/circuit.zkey" --wtns "$F/witness.wtns" "$F/witness.wtns" -c 2 -j 2 \
   --synth-threads 2 --lookahead 3 --provers 2 --out "$d/out" --proofs "$d/proofs.bin" > "$d/run" ||
   fail "bench failed: $(cat "$d/run")"
