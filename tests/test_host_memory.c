@@ -1,5 +1,5 @@
 /* util/host_memory: "KEY: N kB" lines read from /proc-style files (the key matched whole,
- * not as a prefix of another), and the host's totals consistent with each other. */
+ * not as a prefix of another), and the host's figures read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -32,7 +32,8 @@ int main(void)
     uint64_t avail = host_memory_available(), total = host_memory_total();
     printf("  this host: %.2f GiB available, %.2f GiB of memory and swap\n",
            avail / 1073741824.0, total / 1073741824.0);
+    /* Not compared: in a container MemAvailable is the host's, the total its limit. */
     CHECK(total > 0);
-    CHECK(avail > 0 && avail <= total);
+    CHECK(avail > 0);
     return test_finish();
 }

@@ -22,6 +22,7 @@
 #include "io/r1cs.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "util/host_memory.h"
 
 /* ===================================================================================
  * The writer
@@ -1578,13 +1579,18 @@ static void test_cli(void)
     expect_cli(self, "info --check circuit.zkey", 0, "check: 20 coefficients valid");
     expect_cli(self, "info witness.wtns --check", 0, "witness values 6");
     expect_cli(self, "info circuit.r1cs --check", 0, "constraints 3");
-    expect_cli(self, "setup huge.r1cs huge.zkey", 2,
-               "g16 setup: out of memory: setup for 4026531840 wires and domain 8 needs more "
-               "than");
-    expect_cli(self, "setup huge.r1cs huge.zkey", 2, "of memory and swap");
-    char huge_key[4200];
-    tmp_path(huge_key, sizeof huge_key, "huge.zkey");
-    CHECK(access(huge_key, F_OK) != 0); /* nothing written */
+    /* ~840 GiB for its first arrays: a host that holds them would run that setup. */
+    if (host_memory_total() < ((uint64_t)800 << 30)) {
+        expect_cli(self, "setup huge.r1cs huge.zkey", 2,
+                   "g16 setup: out of memory: setup for 4026531840 wires and domain 8 needs "
+                   "more than");
+        expect_cli(self, "setup huge.r1cs huge.zkey", 2, "of memory and swap");
+        char huge_key[4200];
+        tmp_path(huge_key, sizeof huge_key, "huge.zkey");
+        CHECK(access(huge_key, F_OK) != 0); /* nothing written */
+    } else {
+        printf("  g16 setup huge.r1cs: not tested (this host holds its 840 GiB)\n");
+    }
     expect_cli(self, "info bad.zkey", 2, "g16 info: malformed file: bad.zkey: section");
     expect_cli(self, "info garbage.bin", 2, "not a zkey, wtns, r1cs or g16k file");
     expect_cli(self, "info empty.zkey", 2, "not a zkey, wtns, r1cs or g16k file (only 0 bytes)");

@@ -20,6 +20,14 @@ int main(void)
     status_fail(G16_ERR_OUT_OF_MEMORY, "sqlite store x: out of memory");
     CHECK(strcmp(g16_last_error(), "sqlite store x: out of memory") == 0);
 
+    /* A detail wrapping the last one (g16_last_error() passed back in): no overlap. */
+    status_fail(G16_ERR_BAD_ENCODING, "x %d", 5);
+    status_fail(G16_ERR_BAD_ENCODING, "proof A: %s", g16_last_error());
+    CHECK(strcmp(g16_last_error(), "proof A: x 5") == 0);
+    status_fail(G16_ERR_OUT_OF_MEMORY, "buffers");
+    status_fail(G16_ERR_OUT_OF_MEMORY, "key: %s", g16_last_error());
+    CHECK(strcmp(g16_last_error(), "key: out of memory: buffers") == 0);
+
     /* A detail as long as the buffer: the prefix fits, the end is cut, the text ends. */
     char longest[1024];
     memset(longest, 'x', sizeof longest - 1);

@@ -1,4 +1,4 @@
-/* Argument parsing the commands share. */
+/* What the commands share: argument parsing, --out directories, error text. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,4 +47,15 @@ bool cli_out_dir(const char *cmd, const char *dir)
         return false;
     }
     return true;
+}
+
+const char *cli_status_text(g16_status st)
+{
+    static _Thread_local char text[600];
+    const char *what = g16_status_message(st), *detail = g16_last_error();
+    if (!strncmp(detail, what, strlen(what)))
+        snprintf(text, sizeof text, "%s", detail);
+    else
+        snprintf(text, sizeof text, "%s: %s", what, detail);
+    return text;
 }

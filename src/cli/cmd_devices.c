@@ -23,7 +23,7 @@ int cmd_devices(int argc, char **argv)
         return 0;
     }
     if (st != G16_OK) {
-        fprintf(stderr, "g16 devices: %s: %s\n", g16_status_message(st), g16_last_error());
+        fprintf(stderr, "g16 devices: %s\n", cli_status_text(st));
         return 1;
     }
     printf("%d CUDA device(s); device 0: %s, compute capability %d.%d, %d SMs, %.1f GiB, "

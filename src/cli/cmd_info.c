@@ -21,7 +21,7 @@
 
 static int fail(g16_status st)
 {
-    fprintf(stderr, "g16 info: %s: %s\n", g16_status_message(st), g16_last_error());
+    fprintf(stderr, "g16 info: %s\n", cli_status_text(st));
     return 2;
 }
 

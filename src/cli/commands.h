@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "g16.h"
+
 int cmd_selftest(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -33,6 +35,9 @@ bool cli_int_arg(long long *out, const char *cmd, const char *flag, const char *
 bool cli_count_arg(size_t *out, const char *cmd, const char *flag, const char *v, size_t max);
 /* --threads v: the pool's thread count (1..PARALLEL_MAX_THREADS), else false and a message. */
 bool cli_threads_arg(const char *cmd, const char *v);
+/* "<status>: <detail>" for st and g16_last_error(), the status left out where the detail
+ * begins with it already (out-of-memory details do: util/status.h). */
+const char *cli_status_text(g16_status st);
 /* --out DIR: made when missing (not its parents); else false and a message. */
 bool cli_out_dir(const char *cmd, const char *dir);
 

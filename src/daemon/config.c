@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/bytes.h"
@@ -650,6 +651,42 @@ static bool below(const char *path, const char *dir)
     return !strncmp(path, dir, n) && (path[n] == '/' || (n == 1 && dir[0] == '/'));
 }
 
+/* Whether real (a resolved path) lies below one of the directories as resolved, or with
+ * at_too is one of them. A missing directory confines nothing. */
+static bool real_inside(const char *real, const daemon_list *dirs, bool at_too)
+{
+    for (size_t i = 0; i < dirs->count; i++) {
+        char *dir = realpath(dirs->items[i], NULL);
+        bool in = dir && (below(real, dir) || (at_too && !strcmp(real, dir)));
+        free(dir);
+        if (in)
+            return true;
+    }
+    return false;
+}
+
+/* For a path that does not resolve: whether saying so tells nothing about what lies
+ * outside the directories, i.e. the deepest part of it that exists resolves inside one
+ * (or is one); not when that part is a dangling link (it could point anywhere). */
+static bool missing_inside(const char *joined, const daemon_list *dirs)
+{
+    char part[2 * PATH_MAX + 2];
+    snprintf(part, sizeof part, "%s", joined);
+    for (;;) {
+        struct stat st;
+        if (lstat(part, &st) == 0) {
+            char *real = realpath(part, NULL); /* NULL for a dangling link */
+            bool in = real && real_inside(real, dirs, true);
+            free(real);
+            return in;
+        }
+        char *slash = strrchr(part, '/');
+        if (!slash || slash == part)
+            return false;
+        *slash = 0;
+    }
+}
+
 g16_status config_confine_path(char **resolved, const daemon_list *dirs, const char *path)
 {
     *resolved = NULL;
@@ -659,16 +696,12 @@ g16_status config_confine_path(char **resolved, const daemon_list *dirs, const c
     if (!*path || strlen(path) >= PATH_MAX)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "an empty or too long path");
     char joined[2 * PATH_MAX + 2];
-    if (path[0] != '/')
-        snprintf(joined, sizeof joined, "%s/%s", dirs->items[0], path);
-    else
-        snprintf(joined, sizeof joined, "%s", path);
+    int len = path[0] != '/' ? snprintf(joined, sizeof joined, "%s/%s", dirs->items[0], path)
+                             : snprintf(joined, sizeof joined, "%s", path);
     /* First by the text alone, so that a path outside is refused as such whether or not
-     * it exists (realpath's "no such file" would tell a client what exists outside):
-     * below a directory as written or as resolved, else refused. (A ".." after a link
-     * inside that leads out is judged by the resolved path below.) */
+     * it exists: below a directory as written or as resolved, else refused. */
     char lexical[sizeof joined + PATH_MAX], dir_lexical[2 * PATH_MAX + 2];
-    if (!lexical_path(lexical, sizeof lexical, joined))
+    if (len < 0 || (size_t)len >= sizeof joined || !lexical_path(lexical, sizeof lexical, joined))
         return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: too long a path", path);
     bool near = false;
     for (size_t i = 0; i < dirs->count && !near; i++) {
@@ -678,18 +711,17 @@ g16_status config_confine_path(char **resolved, const daemon_list *dirs, const c
         near = near || (dir && below(lexical, dir));
         free(dir);
     }
+    /* Then as resolved, every link followed: the file must lie below one. One that does
+     * not resolve is "missing" only where that says nothing of the outside (a link
+     * inside leading out, then a ".." or a missing name, is refused like the rest). */
     char *real = near ? realpath(joined, NULL) : NULL;
-    if (near && !real)
-        return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
-    /* Then as resolved: every link followed, the file must still lie below one. */
-    for (size_t i = 0; real && i < dirs->count; i++) {
-        char *dir = realpath(dirs->items[i], NULL);
-        bool inside = dir && below(real, dir); /* a missing directory confines nothing */
-        free(dir);
-        if (inside) {
-            *resolved = real;
-            return G16_OK;
-        }
+    if (near && !real) {
+        int err = errno;
+        if (missing_inside(joined, dirs))
+            return status_fail(G16_ERR_IO, "%s: %s", path, strerror(err));
+    } else if (real && real_inside(real, dirs, false)) {
+        *resolved = real;
+        return G16_OK;
     }
     free(real);
     return status_fail(G16_ERR_INVALID_ARGUMENT,

@@ -10,8 +10,8 @@ uint64_t proc_kib(const char *path, const char *key);
 /* MemAvailable from /proc/meminfo, in bytes: what can be allocated without swapping;
  * 0 when it cannot be read. */
 uint64_t host_memory_available(void);
-/* Physical memory plus swap, in bytes: more than this can never be held at once;
- * 0 when unknown. */
+/* Physical memory plus swap, in bytes, or a container's (cgroup) limit where lower: more
+ * than this can never be held at once; 0 when unknown. */
 uint64_t host_memory_total(void);
 
 #endif

@@ -35,19 +35,20 @@ g16_status status_fail(g16_status status, const char *fmt, ...)
 {
     /* Out-of-memory details name what was being allocated ("setup for 4026531840 wires
      * and domain 16"); printed alone they would not say what went wrong, so they read
-     * "out of memory: ..." unless they say "out of ..." themselves. */
-    static const char OOM[] = "out of memory: ";
+     * "out of memory: ..." unless they say "out of ..." themselves. Formatted apart
+     * first: callers may pass g16_last_error() itself to wrap it ("proof A: %s"). */
+    char text[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (status == G16_ERR_OUT_OF_MEMORY && !strstr(last_error, "out of ")) {
-        size_t n = strlen(last_error), k = sizeof OOM - 1;
-        if (n + k >= sizeof last_error)
-            n = sizeof last_error - 1 - k;
-        memmove(last_error + k, last_error, n);
-        memcpy(last_error, OOM, k);
-        last_error[n + k] = 0;
-    }
+    static const char OOM[] = "out of memory: ";
+    size_t k = status == G16_ERR_OUT_OF_MEMORY && !strstr(text, "out of ") ? sizeof OOM - 1 : 0,
+           n = strlen(text);
+    if (n > sizeof last_error - 1 - k)
+        n = sizeof last_error - 1 - k; /* the end of the detail is cut */
+    memcpy(last_error, OOM, k);
+    memcpy(last_error + k, text, n);
+    last_error[k + n] = 0;
     return status;
 }

@@ -167,6 +167,13 @@ static void test_confinement(void)
     snprintf(p, sizeof p, "%s/sub/w.wtns", in);
     snprintf(q, sizeof q, "%s/inner", in);         /* a link staying inside */
     CHECK(symlink(p, q) == 0);
+    snprintf(p, sizeof p, "%s/nothere", out);      /* dangling links, out and in */
+    snprintf(q, sizeof q, "%s/dangle", in);
+    CHECK(symlink(p, q) == 0);
+    snprintf(p, sizeof p, "%s/nothere", in);
+    snprintf(q, sizeof q, "%s/inner_dangle", in);
+    CHECK(symlink(p, q) == 0);
+    snprintf(p, sizeof p, "%s/sub/w.wtns", in);
 
     daemon_list dirs = {.items = (char *[]){in}, .count = 1};
     char *r = NULL;
@@ -183,7 +190,11 @@ static void test_confinement(void)
                                           "sub/../../input2/secret", "/etc/passwd",
                                           "../input2/missing", "/etc/no-such-file",
                                           "../../../../../../../../../../../nowhere",
-                                          "sub/../../in2/x", "/"};
+                                          "sub/../../in2/x", "/",
+                                          /* through a link inside that leads out */
+                                          "dirlink/missing", "dirlink/../missing",
+                                          "dirlink/secret/x", "dangle", "dangle/x",
+                                          "inner_dangle"};
     for (size_t i = 0; i < sizeof ESCAPES / sizeof ESCAPES[0]; i++) {
         r = (char *)1;
         g16_status st = config_confine_path(&r, &dirs, ESCAPES[i]);
@@ -193,6 +204,8 @@ static void test_confinement(void)
     }
     CHECK(config_confine_path(&r, &dirs, "missing.wtns") == G16_ERR_IO);
     CHECK(config_confine_path(&r, &dirs, "sub/../missing.wtns") == G16_ERR_IO);
+    CHECK(config_confine_path(&r, &dirs, "sub/missing/x") == G16_ERR_IO);
+    CHECK(config_confine_path(&r, &dirs, "inner/../missing") == G16_ERR_IO); /* inner: a file */
     /* The directory as written, with "." and ".." and doubled slashes: still inside. */
     char messy[PATH_MAX + 64];
     snprintf(messy, sizeof messy, "%s/.//sub/../sub//w.wtns", in);
