@@ -20,8 +20,6 @@ uint64_t proc_kib(const char *path, const char *key)
     return kib;
 }
 
-uint64_t host_memory_available(void) { return proc_kib("/proc/meminfo", "MemAvailable") * 1024; }
-
 /* A byte count from a cgroup file ("max", a missing file or v1's ~2^63: none, 0). */
 static uint64_t cgroup_bytes(const char *path)
 {
@@ -33,6 +31,23 @@ static uint64_t cgroup_bytes(const char *path)
         fclose(f);
     }
     return v >= (1ull << 62) ? 0 : v;
+}
+
+uint64_t host_memory_available(void)
+{
+    uint64_t avail = proc_kib("/proc/meminfo", "MemAvailable") * 1024;
+    /* In a container /proc/meminfo is the host's: its cgroup's limit less its usage is
+     * what it may still take (v2, else v1). */
+    uint64_t limit = cgroup_bytes("/sys/fs/cgroup/memory.max"), used = 0;
+    if (limit)
+        used = cgroup_bytes("/sys/fs/cgroup/memory.current");
+    else if ((limit = cgroup_bytes("/sys/fs/cgroup/memory/memory.limit_in_bytes")))
+        used = cgroup_bytes("/sys/fs/cgroup/memory/memory.usage_in_bytes");
+    if (limit) {
+        uint64_t left = limit > used ? limit - used : 0;
+        avail = avail && avail < left ? avail : left;
+    }
+    return avail;
 }
 
 uint64_t host_memory_total(void)

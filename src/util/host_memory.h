@@ -7,8 +7,8 @@
 /* The value of the line "KEY: N kB" of a /proc file such as /proc/meminfo or
  * /proc/self/status, in KiB; 0 when there is none. */
 uint64_t proc_kib(const char *path, const char *key);
-/* MemAvailable from /proc/meminfo, in bytes: what can be allocated without swapping;
- * 0 when it cannot be read. */
+/* MemAvailable from /proc/meminfo, in bytes: what can be allocated without swapping, or
+ * what a container's (cgroup) limit leaves where less; 0 when neither can be read. */
 uint64_t host_memory_available(void);
 /* Physical memory plus swap, in bytes, or a container's (cgroup) limit where lower: more
  * than this can never be held at once; 0 when unknown. */
