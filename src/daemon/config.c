@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/bytes.h"
 #include "util/parallel.h"
@@ -610,40 +609,7 @@ char *config_to_json(const daemon_config *cfg)
     return text;
 }
 
-/* p made absolute (from the working directory when relative) with "." and ".." taken away
- * by its text alone, no link followed, into out[cap]: "/a/./b/../c" is "/a/c", "/.." is
- * "/". False when it does not fit. */
-static bool lexical_path(char *out, size_t cap, const char *p)
-{
-    char cwd[PATH_MAX];
-    const char *parts[2] = {p[0] == '/' ? "" : getcwd(cwd, sizeof cwd), p};
-    if (!parts[0] || strlen(parts[0]) + strlen(p) + 2 > cap)
-        return false;
-    size_t n = 0;
-    out[n++] = '/';
-    for (int k = 0; k < 2; k++)
-        for (const char *q = parts[k]; *q;) {
-            while (*q == '/')
-                q++;
-            size_t len = strcspn(q, "/");
-            if (len == 2 && q[0] == '.' && q[1] == '.') {
-                while (n > 1 && out[n - 1] != '/') /* back over the last component */
-                    n--;
-                if (n > 1)
-                    n--;
-            } else if (len && !(len == 1 && q[0] == '.')) {
-                if (n > 1)
-                    out[n++] = '/';
-                memcpy(out + n, q, len);
-                n += len;
-            }
-            q += len;
-        }
-    out[n] = 0;
-    return true;
-}
-
-/* Whether path (both absolute, without "." or "..") lies below dir. */
+/* Whether path lies below dir (both resolved). */
 static bool below(const char *path, const char *dir)
 {
     size_t n = strlen(dir);
@@ -698,28 +664,17 @@ g16_status config_confine_path(char **resolved, const daemon_list *dirs, const c
     char joined[2 * PATH_MAX + 2];
     int len = path[0] != '/' ? snprintf(joined, sizeof joined, "%s/%s", dirs->items[0], path)
                              : snprintf(joined, sizeof joined, "%s", path);
-    /* First by the text alone, so that a path outside is refused as such whether or not
-     * it exists: below a directory as written or as resolved, else refused. */
-    char lexical[sizeof joined + PATH_MAX], dir_lexical[2 * PATH_MAX + 2];
-    if (len < 0 || (size_t)len >= sizeof joined || !lexical_path(lexical, sizeof lexical, joined))
+    if (len < 0 || (size_t)len >= sizeof joined)
         return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: too long a path", path);
-    bool near = false;
-    for (size_t i = 0; i < dirs->count && !near; i++) {
-        near = lexical_path(dir_lexical, sizeof dir_lexical, dirs->items[i]) &&
-               below(lexical, dir_lexical);
-        char *dir = near ? NULL : realpath(dirs->items[i], NULL);
-        near = near || (dir && below(lexical, dir));
-        free(dir);
-    }
-    /* Then as resolved, every link followed: the file must lie below one. One that does
-     * not resolve is "missing" only where that says nothing of the outside (a link
-     * inside leading out, then a ".." or a missing name, is refused like the rest). */
-    char *real = near ? realpath(joined, NULL) : NULL;
-    if (near && !real) {
+    /* Resolved, every link followed: the file must lie below one. One that does not
+     * resolve is "missing" only where that says nothing of the outside (a missing name
+     * outside, or through a link inside that leads out, is refused like the rest). */
+    char *real = realpath(joined, NULL);
+    if (!real) {
         int err = errno;
         if (missing_inside(joined, dirs))
             return status_fail(G16_ERR_IO, "%s: %s", path, strerror(err));
-    } else if (real && real_inside(real, dirs, false)) {
+    } else if (real_inside(real, dirs, false)) {
         *resolved = real;
         return G16_OK;
     }

@@ -92,10 +92,9 @@ char *config_to_json(const daemon_config *cfg);
 /* Path confinement: resolves path (relative paths against the first input directory)
  * with realpath, which follows every symbolic link and removes "." and "..", and
  * accepts it only when the result lies inside one of the directories (themselves
- * resolved). Existence outside is never told: a path whose text alone ("." and ".."
- * removed) lies outside every directory is refused before the file system is asked, and
- * one that does not resolve is called missing only when the deepest part of it that
- * exists resolves inside (a dangling link is refused). On success *resolved is
+ * resolved). Existence outside is never told: a path that does not resolve is called
+ * missing only when the deepest part of it that exists resolves inside (a dangling link
+ * is refused). On success *resolved is
  * malloc'd. G16_ERR_IO when a file inside does not exist,
  * G16_ERR_INVALID_ARGUMENT naming the path when it lies outside (or there are no input
  * directories). */
