@@ -64,7 +64,7 @@ test-san:
 # corpus grows across runs in build-fuzz/corpus/; a crash leaves its input in
 # build-fuzz/artifacts/ and fails the target.
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS = zkey wtns r1cs native_key json trace
+FUZZ_TARGETS = zkey wtns r1cs native_key json trace daemon
 .PHONY: fuzz-smoke
 fuzz-smoke:
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DG16_FUZZ=ON -DG16_CUDA=OFF -DG16_ASM=OFF $(CMAKE_FLAGS)
@@ -73,6 +73,7 @@ fuzz-smoke:
 	build-fuzz/seeds_native_key build-fuzz/seeds/native_key
 	build-fuzz/seeds_text build-fuzz/seeds tests/fixtures
 	cp tests/fuzz/seeds/*.trace build-fuzz/seeds/trace/
+	cp -r tests/fuzz/seeds/daemon build-fuzz/seeds/
 	@mkdir -p build-fuzz/artifacts
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p build-fuzz/corpus/$$t; \

@@ -400,7 +400,8 @@ g16_status config_load_file(daemon_config *cfg, const char *path)
     json_error_t err;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
-        if (err.line < 0 || strstr(err.text, "unable to open"))
+        /* By jansson's code, not its text: the text quotes the file near the error. */
+        if (json_error_code(&err) == json_error_cannot_open_file)
             return status_fail(G16_ERR_IO, "%s: %s", path, err.text);
         return status_fail(G16_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
     }

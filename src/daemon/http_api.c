@@ -19,10 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuit/synthetic.h"
 #include "daemon_internal.h"
-#include "io/wtns.h"
 #include "util/buffer.h"
+#include "submit_request.h"
 #include "util/status.h"
 
 /* Per request: the body as it arrives. */
@@ -103,193 +102,35 @@ static unsigned check_token(struct MHD_Connection *c, const daemon_state *d)
 
 /* --- submissions ------------------------------------------------------------------------ */
 
-/* A validation failure: its HTTP status and message. */
-typedef struct {
-    unsigned code;
-    char msg[768];
-} rejection;
-
-__attribute__((format(printf, 3, 4))) static bool reject(rejection *r, unsigned code,
-                                                        const char *fmt, ...)
+static g16_status cached_key_shape(void *keys, key_shape *shape, const char *id)
 {
-    r->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
-/* An optional integer field within [lo, hi] (def when absent). */
-static bool int_field(int64_t *out, rejection *r, json_t *req, const char *name, int64_t lo,
-                      int64_t hi, int64_t def, bool required)
-{
-    json_t *v = json_object_get(req, name);
-    if (!v) {
-        if (required)
-            return reject(r, 400, "missing field '%s'", name);
-        *out = def;
-        return true;
-    }
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return reject(r, 400, "'%s' must be an integer from %" PRId64 " to %" PRId64, name, lo,
-                      hi);
-    *out = json_integer_value(v);
-    return true;
-}
-
-static bool only_fields(rejection *r, json_t *req, const char *const *allowed)
-{
-    const char *name;
-    json_t *v;
-    json_object_foreach(req, name, v) {
-        bool ok = false;
-        for (const char *const *a = allowed; *a && !ok; a++)
-            ok = !strcmp(*a, name);
-        if (!ok)
-            return reject(r, 400, "unknown field '%.64s'", name);
-    }
-    return true;
-}
-
-static bool validate_native(daemon_state *d, json_t *req, json_t **norm, int64_t *parts,
-                            int64_t priority, rejection *r)
-{
-    static const char *const FIELDS[] = {"circuit", "constraints", "partitions", "seed",
-                                         "public", "priority", NULL};
-    const daemon_config *cfg = d->cfg;
-    int64_t n = 0, k = 0, seed = 0;
-    if (!only_fields(r, req, FIELDS))
-        return false;
-    const char *circuit = json_string_value(json_object_get(req, "circuit"));
-    if (!circuit)
-        return reject(r, 400, "'circuit' must be a string");
-    if (strcmp(circuit, "synthetic") != 0)
-        return reject(r, 422, "unknown circuit '%.64s' (available: synthetic)", circuit);
-    if (!int_field(&n, r, req, "constraints", (int64_t)SYNTHETIC_MIN_CONSTRAINTS,
-                   cfg->max_constraints, 0, true) ||
-        !int_field(parts, r, req, "partitions", 1, cfg->max_partitions, 0, true) ||
-        !int_field(&seed, r, req, "seed", 0, (int64_t)1 << 53, 0, false) ||
-        !int_field(&k, r, req, "public", 1, 64, 16, false))
-        return false;
-    char id[80];
-    key_cache_native_id(id, sizeof id, (size_t)n, (size_t)k);
-    *norm = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "kind", "native", "key", id,
-                      "circuit", "synthetic", "constraints", (json_int_t)n, "public",
-                      (json_int_t)k, "partitions", (json_int_t)*parts, "seed",
-                      (json_int_t)seed, "priority", (json_int_t)priority);
-    return *norm ? true : reject(r, 500, "out of memory");
-}
-
-/* The status a witness-file problem gets: the file's fault (422), or where it is (403). */
-static bool witness_ok(daemon_state *d, json_t *resolved, size_t i, const char *given,
-                       const key_shape *shape, const char *key, rejection *r)
-{
-    char *path = NULL;
-    g16_status st = config_confine_path(&path, &d->cfg->input_dirs, given);
-    if (st == G16_ERR_INVALID_ARGUMENT)
-        return reject(r, 403, "witnesses[%zu]: %s", i, g16_last_error());
-    if (st)
-        return reject(r, 422, "witnesses[%zu]: %s", i, g16_last_error());
-    wtns_t w;
-    st = wtns_open(&w, path);
-    if (st) {
-        free(path);
-        return reject(r, 422, "witnesses[%zu]: %s", i, g16_last_error());
-    }
-    uint32_t got = w.n_witness;
-    wtns_close(&w);
-    if (got != shape->n_vars) {
-        free(path);
-        return reject(r, 422,
-                      "witnesses[%zu]: %.200s holds %u values, key %s wants %u (a witness of "
-                      "another circuit)", i, given, got, key, shape->n_vars);
-    }
-    bool ok = !json_array_append_new(resolved, json_string(path));
-    free(path);
-    return ok ? true : reject(r, 500, "out of memory");
-}
-
-static bool validate_zkey(daemon_state *d, json_t *req, json_t **norm, int64_t *parts,
-                          int64_t priority, rejection *r)
-{
-    static const char *const FIELDS[] = {"key", "witnesses", "priority", NULL};
-    if (!only_fields(r, req, FIELDS))
-        return false;
-    const char *key = json_string_value(json_object_get(req, "key"));
-    if (!key)
-        return reject(r, 400, "'key' must be a string (or give 'circuit')");
-    key_shape shape;
-    g16_status st = key_cache_shape(d->keys, &shape, key);
-    if (st == G16_ERR_INVALID_ARGUMENT)
-        return reject(r, 422, "%s", g16_last_error());
-    if (st)
-        return reject(r, 500, "key %.80s cannot be opened: %s", key, g16_last_error());
-    if (shape.kind != KEY_ZKEY)
-        return reject(r, 400, "key %.80s is native: submit {\"circuit\": \"synthetic\", "
-                              "\"constraints\": N, ...}", key);
-    json_t *ws = json_object_get(req, "witnesses");
-    if (!json_is_array(ws) || !json_array_size(ws))
-        return reject(r, 400, "'witnesses' must be a non-empty array of paths");
-    if (json_array_size(ws) > (size_t)d->cfg->max_partitions)
-        return reject(r, 400, "%zu witnesses: at most %lld per job (max_partitions)",
-                      json_array_size(ws), (long long)d->cfg->max_partitions);
-    json_t *resolved = json_array();
-    if (!resolved)
-        return reject(r, 500, "out of memory");
-    size_t i;
-    json_t *w;
-    json_array_foreach(ws, i, w) {
-        if (!json_is_string(w)) {
-            json_decref(resolved);
-            return reject(r, 400, "witnesses[%zu] must be a path string", i);
-        }
-        if (!witness_ok(d, resolved, i, json_string_value(w), &shape, key, r)) {
-            json_decref(resolved);
-            return false;
-        }
-    }
-    *parts = (int64_t)json_array_size(ws);
-    *norm = json_pack("{s:s, s:s, s:o, s:I}", "kind", "zkey", "key", key, "witnesses",
-                      resolved, "priority", (json_int_t)priority);
-    return *norm ? true : reject(r, 500, "out of memory");
+    return key_cache_shape(keys, shape, id);
 }
 
 static enum MHD_Result submit(struct MHD_Connection *c, daemon_state *d, const request *rq)
 {
-    rejection r = {0};
-    json_error_t jerr;
-    json_t *req = json_loadb(rq->body.data ? rq->body.data : "", rq->body.len,
-                             JSON_REJECT_DUPLICATES, &jerr);
-    json_t *norm = NULL;
-    int64_t parts = 0, priority = 0;
-    bool ok;
-    if (!req)
-        ok = reject(&r, 400, "malformed JSON: line %d, column %d: %s", jerr.line, jerr.column,
-                    jerr.text);
-    else if (!json_is_object(req))
-        ok = reject(&r, 400, "the request must be a JSON object");
-    else
-        ok = int_field(&priority, &r, req, "priority", -1000000, 1000000, 0, false) &&
-             (json_object_get(req, "circuit")
-                  ? validate_native(d, req, &norm, &parts, priority, &r)
-                  : validate_zkey(d, req, &norm, &parts, priority, &r));
-    json_decref(req);
+    const submit_rules rules = {.cfg = d->cfg, .key_shape = cached_key_shape, .keys = d->keys};
+    submit_request sr;
+    submit_rejection r;
+    bool ok = submit_request_parse(&sr, &r, &rules, rq->body.data, rq->body.len);
+    json_t *norm = sr.norm;
+    int64_t parts = sr.partitions, priority = sr.priority;
     char *text = ok ? json_dumps(norm, JSON_COMPACT) : NULL;
     if (ok && !text)
-        ok = reject(&r, 500, "out of memory");
+        ok = submit_reject(&r, 500, "out of memory");
     int64_t id = 0;
     if (ok) {
         uint64_t counts[5];
         pthread_mutex_lock(&d->http_mu);
         g16_status st = store_counts(d->http_store, counts);
         if (st)
-            ok = reject(&r, 500, "store: %s", g16_last_error());
+            ok = submit_reject(&r, 500, "store: %s", g16_last_error());
         else if (counts[STORE_QUEUED] >= (uint64_t)d->cfg->max_queued)
-            ok = reject(&r, 429, "the queue is full: %" PRIu64 " jobs queued (max_queued = %lld)",
-                        counts[STORE_QUEUED], (long long)d->cfg->max_queued);
+            ok = submit_reject(&r, 429,
+                               "the queue is full: %" PRIu64 " jobs queued (max_queued = %lld)",
+                               counts[STORE_QUEUED], (long long)d->cfg->max_queued);
         else if ((st = store_submit(d->http_store, &id, text, (int)priority, (int)parts)))
-            ok = reject(&r, 500, "store: %s", g16_last_error());
+            ok = submit_reject(&r, 500, "store: %s", g16_last_error());
         pthread_mutex_unlock(&d->http_mu);
         if (st)
             atomic_fetch_add(&d->n.store_errors, 1);

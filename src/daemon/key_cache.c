@@ -46,14 +46,6 @@ struct key_cache {
     size_t loads, evictions;
 };
 
-void key_cache_native_id(char *id, size_t cap, size_t n, size_t k)
-{
-    if (k == 16)
-        snprintf(id, cap, "synthetic-%zu", n);
-    else
-        snprintf(id, cap, "synthetic-%zu-p%zu", n, k);
-}
-
 /* "synthetic-N" or "synthetic-N-pK" with N and K in the synthetic circuit's range and N
  * within max_constraints; the id must be exactly the canonical one (no "0010"). */
 static bool parse_native_id(size_t *n, size_t *k, const char *id, const daemon_config *cfg)

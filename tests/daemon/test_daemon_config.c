@@ -146,6 +146,10 @@ static void test_file(void)
     CHECK(parse(&cfg, err, sizeof err, (char *[]){"--config", "/nonexistent/c.json", NULL}) ==
           G16_ERR_IO);
     config_free(&cfg);
+    /* Malformed (invalid UTF-8), whatever jansson's message quotes of it (fuzz_daemon). */
+    write_file(path, "{\"token_file\": \"/unable to open/\xd1\"}");
+    CHECK(parse(&cfg, err, sizeof err, (char *[]){"--config", path, NULL}) == G16_ERR_FORMAT);
+    config_free(&cfg);
 }
 
 static void test_confinement(void)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_files.h"
 #include "g16.h"
 #include "io/proof_bin.h"
 #include "io/snarkjs_json.h"
@@ -31,20 +32,10 @@ static void scratch_paths(void)
 {
     if (in_path[0])
         return;
-    const char *dir = getenv("TMPDIR");
-    char tmpl[256];
-    snprintf(tmpl, sizeof tmpl, "%s/g16-fuzz-json-XXXXXX", dir && *dir ? dir : "/tmp");
-    require(mkdtemp(tmpl) != NULL);
+    char tmpl[200];
+    fuzz_scratch_dir(tmpl, sizeof tmpl, "json");
     snprintf(in_path, sizeof in_path, "%s/in", tmpl);
     snprintf(out_path, sizeof out_path, "%s/out", tmpl);
-}
-
-static void put(const char *path, const uint8_t *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    require(f != NULL);
-    require(size == 0 || fwrite(data, size, 1, f) == 1);
-    require(fclose(f) == 0);
 }
 
 static bool proofs_equal(const groth16_proof *x, const groth16_proof *y)
@@ -110,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     scratch_paths();
     const uint8_t *file = data + 1;
     size_t file_size = size - 1;
-    put(in_path, file, file_size);
+    fuzz_put(in_path, file, file_size);
     status_clear(); /* a rejection must set its own message */
     switch (data[0] % 3) {
     case 0:
