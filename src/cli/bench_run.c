@@ -16,6 +16,7 @@
 #include "io/snarkjs_json.h"
 #include "job/job.h"
 #include "pipeline/pipeline.h"
+#include "util/atomic_file.h"
 #include "util/bytes.h"
 #include "util/clock.h"
 #include "util/host_memory.h"
@@ -290,6 +291,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
     int rc = 2;
     g16_status st = G16_OK;
     pipeline *pl = NULL;
+    atomic_file proofs_file = {0}; /* --proofs: replaced whole, kept when the run fails */
     FILE *proofs = NULL;
     job_witness_cache cache = {0};
     bench_params *params = calloc(N * P, sizeof *params);
@@ -370,9 +372,10 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
         if ((st = job_create(&jobs[k], &jc)))
             goto fail;
     }
-    if (o->proofs_path && !(proofs = fopen(o->proofs_path, "wb"))) {
-        perror(o->proofs_path);
-        goto out;
+    if (o->proofs_path) {
+        if ((st = atomic_file_open(&proofs_file, o->proofs_path)))
+            goto fail;
+        proofs = proofs_file.f;
     }
     if (o->out_dir) {
         if (!cli_out_dir("g16 bench", o->out_dir))
@@ -447,8 +450,10 @@ fail:
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
     pipeline_free(pl);
-    if (proofs && fclose(proofs) != 0 && rc == 0) {
-        perror(o->proofs_path);
+    if (proofs && rc == 2) {
+        atomic_file_discard(&proofs_file);
+    } else if (proofs && atomic_file_commit(&proofs_file)) {
+        fprintf(stderr, "g16 bench: %s\n", g16_last_error());
         rc = 2;
     }
     for (size_t k = 0; jobs && k < N; k++)

@@ -21,6 +21,7 @@
 #include "commands.h"
 
 #ifdef G16_HAVE_DAEMON
+#include "io/snarkjs_json.h"
 #include "util/buffer.h"
 #include <curl/curl.h>
 #include <jansson.h>
@@ -219,21 +220,22 @@ static bool write_result(const char *cmd, json_t *result, const char *dir)
     json_t *proofs = json_object_get(result, "proofs");
     json_t *pubs = json_object_get(result, "public_signals");
     json_t *vk = json_object_get(result, "verification_key");
-    if (!json_is_array(proofs) || !json_is_array(pubs) || !vk) {
-        fprintf(stderr, "%s: the result lacks proofs, public_signals or verification_key\n",
-                cmd);
+    if (!json_is_array(proofs) || !json_is_array(pubs) || !vk ||
+        json_array_size(pubs) != json_array_size(proofs)) {
+        fprintf(stderr, "%s: the result lacks proofs, public_signals (one a proof) or "
+                        "verification_key\n", cmd);
         return false;
     }
     snprintf(path, sizeof path, "%s/verification_key.json", dir);
-    bool ok = json_dump_file(vk, path, JSON_INDENT(1)) == 0;
+    bool ok = json_write_file(path, vk) == G16_OK;
     for (size_t i = 0; ok && i < json_array_size(proofs); i++) {
         snprintf(path, sizeof path, "%s/proof_%zu.json", dir, i);
-        ok = json_dump_file(json_array_get(proofs, i), path, JSON_INDENT(1)) == 0;
+        ok = json_write_file(path, json_array_get(proofs, i)) == G16_OK;
         snprintf(path, sizeof path, "%s/public_%zu.json", dir, i);
-        ok = ok && json_dump_file(json_array_get(pubs, i), path, JSON_INDENT(1)) == 0;
+        ok = ok && json_write_file(path, json_array_get(pubs, i)) == G16_OK;
     }
     if (!ok)
-        fprintf(stderr, "%s: cannot write %s\n", cmd, path);
+        fprintf(stderr, "%s: %s\n", cmd, g16_last_error());
     return ok;
 }
 

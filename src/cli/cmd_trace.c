@@ -12,6 +12,7 @@
 #include "trace/trace_analysis.h"
 #include "trace/trace_file.h"
 #include "trace/trace_output.h"
+#include "util/atomic_file.h"
 
 static int usage(void) { return cli_usage_error("trace"); }
 
@@ -66,26 +67,26 @@ int cmd_trace(int argc, char **argv)
         trace_data_free(&d);
         return 2;
     }
-    FILE *out = report ? stdout : fopen(out_path, "w");
-    int rc = 0;
-    if (!out) {
-        perror(out_path);
-        rc = 2;
-    } else {
+    /* An export or a plot replaces its file whole: a failure keeps the old one. */
+    atomic_file file = {0};
+    if (!report)
+        st = atomic_file_open(&file, out_path);
+    if (!st) {
         if (report)
-            st = trace_report_write(out, &a, &d, path, json);
+            st = trace_report_write(stdout, &a, &d, path, json);
         else if (export)
-            st = trace_export_chrome(out, &d);
+            st = trace_export_chrome(file.f, &d);
         else
-            st = trace_plot(out, &d, &a, html);
-        if (out != stdout && fclose(out) != 0 && !st) {
-            perror(out_path);
-            rc = 2;
-        }
-        if (st) {
-            fprintf(stderr, "g16 trace %s: %s\n", what, g16_last_error());
-            rc = 2;
-        }
+            st = trace_plot(file.f, &d, &a, html);
+        if (!report && st)
+            atomic_file_discard(&file);
+        else if (!report)
+            st = atomic_file_commit(&file);
+    }
+    int rc = 0;
+    if (st) {
+        fprintf(stderr, "g16 trace %s: %s\n", what, g16_last_error());
+        rc = 2;
     }
     trace_analysis_free(&a);
     trace_data_free(&d);

@@ -20,6 +20,7 @@
 #include "daemon_internal.h"
 #include "io/snarkjs_json.h"
 #include "job/job.h"
+#include "util/atomic_file.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -554,8 +555,10 @@ static g16_status load_token(daemon_state *d, const char *state_dir)
             return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
         bool ok = write(fd, hex, 64) == 64 && write(fd, "\n", 1) == 1;
         ok = (close(fd) == 0) && ok;
-        if (!ok)
+        if (!ok) {
+            unlink(path); /* not a short token that the next start would refuse */
             return status_fail(G16_ERR_IO, "%s: cannot write the token", path);
+        }
         dlog("made a token in %s", path);
     }
     FILE *f = fopen(path, "r");
@@ -593,17 +596,12 @@ static void default_owner(char *out, size_t cap, const char *state_dir_real)
     snprintf(out, cap, "%.40s-%08llx", host, (unsigned long long)(h & 0xffffffffull));
 }
 
-static bool write_port_file(const char *state_dir, unsigned port)
+static g16_status write_port_file(const char *state_dir, unsigned port)
 {
-    char path[PATH_MAX], tmp[PATH_MAX + 8];
+    char path[PATH_MAX], text[16];
     snprintf(path, sizeof path, "%s/port", state_dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return false;
-    bool ok = fprintf(f, "%u\n", port) > 0;
-    ok = (fclose(f) == 0) && ok;
-    return ok && rename(tmp, path) == 0;
+    int len = snprintf(text, sizeof text, "%u\n", port);
+    return atomic_file_write(path, text, (size_t)len);
 }
 
 int daemon_run(const daemon_config *cfg)
@@ -740,8 +738,8 @@ int daemon_run(const daemon_config *cfg)
              requeued == 1 ? "" : "s");
     /* Last: a client that sees the port file finds the daemon started and its start-up
      * logged. */
-    if (!write_port_file(state_dir, d->port)) {
-        rc = start_fail("%s/port: %s", state_dir, strerror(errno));
+    if (write_port_file(state_dir, d->port)) {
+        rc = start_fail("%s", g16_last_error());
         goto stop;
     }
 

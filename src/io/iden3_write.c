@@ -4,14 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "curve/encoding.h"
+#include "util/atomic_file.h"
 #include "util/status.h"
 
 struct iden3_writer {
-    FILE *f;
-    char *path, *tmp;
+    atomic_file out;
     bool failed;
     int err;
     size_t n;
@@ -20,7 +19,7 @@ struct iden3_writer {
 
 static void flush(iden3_writer *w)
 {
-    if (!w->failed && w->n && fwrite(w->buf, 1, w->n, w->f) != w->n) {
+    if (!w->failed && w->n && fwrite(w->buf, 1, w->n, w->out.f) != w->n) {
         w->failed = true;
         w->err = errno;
     }
@@ -31,18 +30,10 @@ g16_status iden3_writer_open(iden3_writer **out, const char *path)
 {
     *out = NULL;
     iden3_writer *w = calloc(1, sizeof *w);
-    size_t len = strlen(path);
-    if (!w || !(w->path = strdup(path)) || !(w->tmp = malloc(len + 5))) {
-        if (w)
-            free(w->path);
-        free(w);
+    if (!w)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "%s: writer", path);
-    }
-    snprintf(w->tmp, len + 5, "%s.tmp", path);
-    if (!(w->f = fopen(w->tmp, "wb"))) {
-        g16_status st = status_fail(G16_ERR_IO, "%s: %s", w->tmp, strerror(errno));
-        free(w->path);
-        free(w->tmp);
+    g16_status st = atomic_file_open(&w->out, path);
+    if (st) {
         free(w);
         return st;
     }
@@ -53,20 +44,13 @@ g16_status iden3_writer_open(iden3_writer **out, const char *path)
 g16_status iden3_writer_commit(iden3_writer *w)
 {
     flush(w);
-    if (fclose(w->f) != 0 && !w->failed) {
-        w->failed = true;
-        w->err = errno;
-    }
     g16_status st = G16_OK;
-    if (w->failed)
-        st = status_fail(G16_ERR_IO, "%s: write failed: %s", w->tmp, strerror(w->err));
-    else if (rename(w->tmp, w->path) != 0)
-        st = status_fail(G16_ERR_IO, "%s: cannot rename to %s: %s", w->tmp, w->path,
-                         strerror(errno));
-    if (st != G16_OK)
-        unlink(w->tmp);
-    free(w->path);
-    free(w->tmp);
+    if (w->failed) {
+        st = status_fail(G16_ERR_IO, "%s: write failed: %s", w->out.path, strerror(w->err));
+        atomic_file_discard(&w->out);
+    } else {
+        st = atomic_file_commit(&w->out);
+    }
     free(w);
     return st;
 }

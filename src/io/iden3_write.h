@@ -1,6 +1,6 @@
 /* Writing iden3-container files (.zkey, g16k native keys): a buffered little-endian
  * writer whose first failure sticks, so callers write everything and check once. The
- * file is written as PATH.tmp and renamed into place by iden3_writer_commit: a failed or
+ * file is replaced whole by iden3_writer_commit (util/atomic_file.h): a failed or
  * interrupted write never leaves a partial file under PATH. */
 #ifndef G16_IO_IDEN3_WRITE_H
 #define G16_IO_IDEN3_WRITE_H
@@ -14,9 +14,9 @@
 
 typedef struct iden3_writer iden3_writer;
 
-/* Creates PATH.tmp. */
+/* Starts the file (a temporary beside PATH). */
 g16_status iden3_writer_open(iden3_writer **w, const char *path);
-/* Flushes, closes and renames PATH.tmp to PATH; on any failure removes PATH.tmp and
+/* Flushes, syncs and renames the temporary to PATH; on any failure removes it and
  * returns G16_ERR_IO naming the file. Frees w in every case. */
 g16_status iden3_writer_commit(iden3_writer *w);
 

@@ -110,8 +110,8 @@ typedef struct {
 
 /* Writes key (density-compressed, as groth16_setup makes it) as a native key file for
  * circuit (its name, <= NATIVE_KEY_NAME_MAX bytes) built with parameters param_n and
- * param_public. The file is written under path + ".tmp" and renamed into place, so a
- * failed or interrupted write never leaves a partial key at path. */
+ * param_public. The file is replaced whole (util/atomic_file.h), so a failed or
+ * interrupted write never leaves a partial key at path. */
 g16_status native_key_write(const char *path, const groth16_setup_key *key, const char *circuit,
                             uint64_t param_n, uint64_t param_public);
 

@@ -6,6 +6,7 @@
 
 #include "curve/encoding.h"
 #include "io/snarkjs_json.h"
+#include "util/atomic_file.h"
 #include "util/status.h"
 
 void proof_bin_encode(uint8_t out[PROOF_BIN_BYTES], const groth16_proof *proof)
@@ -31,13 +32,7 @@ g16_status proof_bin_write(const char *path, const groth16_proof *proof)
 {
     uint8_t bytes[PROOF_BIN_BYTES];
     proof_bin_encode(bytes, proof);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
-    bool ok = fwrite(bytes, sizeof bytes, 1, f) == 1;
-    if (fclose(f) != 0)
-        ok = false;
-    return ok ? G16_OK : status_fail(G16_ERR_IO, "%s: write failed", path);
+    return atomic_file_write(path, bytes, sizeof bytes);
 }
 
 g16_status proof_read_any(groth16_proof *proof, const char *path)

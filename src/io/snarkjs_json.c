@@ -8,6 +8,7 @@
 
 #include "curve/pairing.h"
 #include "decimal.h"
+#include "util/atomic_file.h"
 #include "util/status.h"
 
 /* --- reading ----------------------------------------------------------------------------- */
@@ -302,15 +303,24 @@ static json_t *js_fp6(const fp6_t *a)
     return json_pack("[ooo]", js_fp2(&a->c0), js_fp2(&a->c1), js_fp2(&a->c2));
 }
 
+g16_status json_write_file(const char *path, const json_t *root)
+{
+    char *text = json_dumps(root, JSON_INDENT(1));
+    if (!text)
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "%s: building JSON", path);
+    g16_status st = atomic_file_write(path, text, strlen(text));
+    free(text);
+    return st;
+}
+
+/* json_write_file, then root released (NULL: building it ran out of memory). */
 static g16_status dump(json_t *root, const char *path)
 {
     if (!root)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "%s: building JSON", path);
-    int rc = json_dump_file(root, path, JSON_INDENT(1));
+    g16_status st = json_write_file(path, root);
     json_decref(root);
-    if (rc != 0)
-        return status_fail(G16_ERR_IO, "%s: cannot write", path);
-    return G16_OK;
+    return st;
 }
 
 json_t *json_proof_object(const groth16_proof *proof)

@@ -26,5 +26,8 @@ g16_status json_write_vk(const char *path, const groth16_vk *vk);
 json_t *json_proof_object(const groth16_proof *proof);
 json_t *json_public_array(const fr_t *inputs, size_t n);
 json_t *json_vk_object(const groth16_vk *vk);
+/* Writes any such value as path's new content, indented as snarkjs writes its files; the
+ * file is replaced whole (util/atomic_file.h). */
+g16_status json_write_file(const char *path, const json_t *root);
 
 #endif
