@@ -58,9 +58,10 @@ test-san:
 	$(MAKE) build-san CMAKE_FLAGS="$(CMAKE_FLAGS) -DG16_DAEMON=ON"
 	cd build-san && G16_REQUIRE_NOBLE=1 G16_REQUIRE_CHROMIUM=1 G16_REQUIRE_POSTGRES=1 ctest --output-on-failure -j $(JOBS)
 
-# The readers of untrusted files (.zkey/.wtns/.r1cs/g16k, the proof and key files of
-# `g16 verify`, traces) under libFuzzer (clang, ASan + UBSan) in build-fuzz/:
-# FUZZ_SECONDS per target, starting from valid files (g16's writers, the snarkjs fixtures). The
+# The readers of untrusted input (.zkey/.wtns/.r1cs/g16k, the proof and key files of
+# `g16 verify`, traces, the daemon's job submissions and config files) under libFuzzer
+# (clang, ASan + UBSan) in build-fuzz/: FUZZ_SECONDS per target, starting from valid
+# inputs (g16's writers, the snarkjs fixtures, tests/fuzz/seeds). The
 # corpus grows across runs in build-fuzz/corpus/; a crash leaves its input in
 # build-fuzz/artifacts/ and fails the target.
 FUZZ_SECONDS ?= 20

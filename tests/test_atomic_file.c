@@ -1,9 +1,11 @@
 /* util/atomic_file: output files replaced whole. A new file has the umask's mode; a
- * replaced one has exactly the new bytes; a write that fails (the file size limit, in a
- * child process) or is discarded leaves the old file as it was; no temporary is ever
- * left behind; a link is followed and kept; /dev/null is written in place, not
- * replaced; a missing directory is an I/O error naming the path; two threads replacing
- * one file leave one of their contents whole. */
+ * replaced one has exactly the new bytes and keeps its mode; a write that fails (the file
+ * size limit, in a child process) or is discarded leaves the old file as it was; no
+ * temporary is ever left behind; a link is followed and kept, a link to nowhere makes the
+ * file it names; /dev/null is written in place, and /dev/stdout through stdout itself
+ * (a file between two lines of a child's stdout); a name without a directory lands in the
+ * working directory; a missing directory or a directory as the target is an I/O error
+ * naming the path; two threads replacing one file leave one of their contents whole. */
 #include <errno.h>
 #include <glob.h>
 #include <pthread.h>
@@ -55,6 +57,7 @@ static size_t temporaries(void)
  * says whether the write failed as an I/O error naming path (0) or not (1). */
 static bool fails_in_child(const char *path, bool streamed)
 {
+    fflush(stdout); /* nothing of the parent's printed twice */
     pid_t pid = fork();
     if (pid == 0) {
         signal(SIGXFSZ, SIG_IGN); /* EFBIG from write, not the signal */
@@ -78,6 +81,32 @@ static bool fails_in_child(const char *path, bool streamed)
     int status = 0;
     return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
            WEXITSTATUS(status) == 0;
+}
+
+/* In a child whose stdout is a file: a line, /dev/stdout written whole, a line. The file
+ * holds all three in order (/dev/stdout is stdout's descriptor, not a file to replace). */
+static bool stdout_between_lines(void)
+{
+    char out[600];
+    snprintf(out, sizeof out, "%s/stdout.txt", dir);
+    fflush(stdout); /* nothing of the parent's printed twice */
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = freopen(out, "w", stdout);
+        if (!f)
+            _exit(1);
+        fputs("before\n", stdout);
+        fflush(stdout);
+        g16_status st = atomic_file_write("/dev/stdout", "written\n", 8);
+        fputs("after\n", stdout);
+        fflush(stdout);
+        _exit(st == G16_OK ? 0 : 1);
+    }
+    int status = 0;
+    bool ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0 && has(out, "before\nwritten\nafter\n");
+    unlink(out);
+    return ok;
 }
 
 typedef struct {
@@ -142,13 +171,41 @@ int main(void)
     CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
     CHECK(has(path, "through the link\n"));
 
+    /* A replaced file keeps its mode. */
+    CHECK(chmod(path, 0600) == 0);
+    CHECK(atomic_file_write(path, "private\n", 8) == G16_OK);
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+    CHECK(has(path, "private\n"));
+
+    /* A link to nowhere: the file it names is made, the link kept. */
+    char dangling[600], made[600];
+    snprintf(dangling, sizeof dangling, "%s/dangling.json", dir);
+    snprintf(made, sizeof made, "%s/made.json", dir);
+    CHECK(symlink("made.json", dangling) == 0);
+    CHECK(atomic_file_write(dangling, "made\n", 5) == G16_OK);
+    CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(has(made, "made\n"));
+
     /* Not a regular file: written in place. */
     CHECK(atomic_file_write("/dev/null", "gone\n", 5) == G16_OK);
     CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+    CHECK(stdout_between_lines());
 
-    /* Nowhere to write. */
+    /* A name without a directory, in the working directory. */
+    char cwd[4096];
+    if (CHECK(getcwd(cwd, sizeof cwd) != NULL) && CHECK(chdir(dir) == 0)) {
+        CHECK(atomic_file_write("plain.json", "plain\n", 6) == G16_OK);
+        CHECK(has("plain.json", "plain\n"));
+        CHECK(temporaries() == 0);
+        unlink("plain.json");
+        CHECK(chdir(cwd) == 0);
+    }
+
+    /* Nowhere to write: a missing directory, a directory. */
     CHECK(atomic_file_write(missing, "x", 1) == G16_ERR_IO);
     CHECK(strstr(g16_last_error(), missing) != NULL);
+    CHECK(atomic_file_write(dir, "x", 1) == G16_ERR_IO);
+    CHECK(strstr(g16_last_error(), dir) != NULL);
 
     /* Two writers of one path. */
     racer r[2] = {{path, 'a', 0}, {path, 'b', 0}};
@@ -164,6 +221,8 @@ int main(void)
     CHECK(temporaries() == 0);
 
     unlink(link_path);
+    unlink(dangling);
+    unlink(made);
     unlink(path);
     CHECK(rmdir(dir) == 0);
     return test_finish();

@@ -291,7 +291,7 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
     int rc = 2;
     g16_status st = G16_OK;
     pipeline *pl = NULL;
-    atomic_file proofs_file = {0}; /* --proofs: replaced whole, kept when the run fails */
+    atomic_file proofs_file = {0}; /* --proofs: replaced only by a run that succeeds */
     FILE *proofs = NULL;
     job_witness_cache cache = {0};
     bench_params *params = calloc(N * P, sizeof *params);
@@ -441,17 +441,20 @@ int bench_run(const bench_run_opts *o, const groth16_prover_key *pk, const groth
                sums.total / k);
     }
     print_summary(o, m, &sums, &ps, info, !verify_failed && !other_failed);
-    printf("  wall %.1f s (setup included)%s%s\n", (clock_ms() - t0) / 1e3,
-           proofs ? "; proofs (192-byte zcash encoding) in " : "", proofs ? o->proofs_path : "");
     rc = other_failed ? 2 : verify_failed ? 1 : 0;
+    printf("  wall %.1f s (setup included)%s%s\n", (clock_ms() - t0) / 1e3,
+           proofs && !rc ? "; proofs (192-byte zcash encoding) in " : "",
+           proofs && !rc ? o->proofs_path : "");
     goto out;
 fail:
     bench_progress_clear();
     fprintf(stderr, "g16 bench: %s\n", g16_last_error());
 out:
     pipeline_free(pl);
-    if (proofs && rc == 2) {
+    if (proofs && rc != 0) {
+        /* A record a partition: a failed run's file would not line up with them. */
         atomic_file_discard(&proofs_file);
+        fprintf(stderr, "g16 bench: %s not written (the run failed)\n", o->proofs_path);
     } else if (proofs && atomic_file_commit(&proofs_file)) {
         fprintf(stderr, "g16 bench: %s\n", g16_last_error());
         rc = 2;

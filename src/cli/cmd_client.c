@@ -222,8 +222,8 @@ static bool write_result(const char *cmd, json_t *result, const char *dir)
     json_t *vk = json_object_get(result, "verification_key");
     if (!json_is_array(proofs) || !json_is_array(pubs) || !vk ||
         json_array_size(pubs) != json_array_size(proofs)) {
-        fprintf(stderr, "%s: the result lacks proofs, public_signals (one a proof) or "
-                        "verification_key\n", cmd);
+        fprintf(stderr, "%s: the result's proofs, public_signals (as many) or "
+                        "verification_key are missing\n", cmd);
         return false;
     }
     snprintf(path, sizeof path, "%s/verification_key.json", dir);

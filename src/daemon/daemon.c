@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -596,6 +597,25 @@ static void default_owner(char *out, size_t cap, const char *state_dir_real)
     snprintf(out, cap, "%.40s-%08llx", host, (unsigned long long)(h & 0xffffffffull));
 }
 
+/* What a daemon killed while writing left in its state directory (util/atomic_file.h's
+ * PATH.tmp-PID-N): a native key made on demand can be gigabytes. Only this daemon writes
+ * there (it holds the lock), so every one is stale. */
+static void remove_temporaries(const char *state_dir)
+{
+    static const char *const WHERE[] = {"%s/keys/*.tmp-*", "%s/port.tmp-*"};
+    for (size_t i = 0; i < 2; i++) {
+        char pattern[PATH_MAX + 32];
+        snprintf(pattern, sizeof pattern, WHERE[i], state_dir);
+        glob_t g;
+        if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0)
+            for (size_t k = 0; k < g.gl_pathc; k++)
+                if (unlink(g.gl_pathv[k]) == 0)
+                    dlog("removed %s (left by a daemon that stopped while writing it)",
+                         g.gl_pathv[k]);
+        globfree(&g);
+    }
+}
+
 static g16_status write_port_file(const char *state_dir, unsigned port)
 {
     char path[PATH_MAX], text[16];
@@ -639,6 +659,7 @@ int daemon_run(const daemon_config *cfg)
                                              : strerror(errno));
         goto out;
     }
+    remove_temporaries(state_dir);
     if (*cfg->owner) {
         if (strlen(cfg->owner) >= sizeof d->owner) {
             rc = start_fail("owner '%s' is longer than %zu characters", cfg->owner,

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "daemon_internal.h"
-#include "util/buffer.h"
 #include "submit_request.h"
+#include "util/buffer.h"
 #include "util/status.h"
 
 /* Per request: the body as it arrives. */

@@ -13,6 +13,7 @@
 #include "circuit/cs.h"
 #include "circuit/synthetic.h"
 #include "groth16/setup.h"
+#include "native_key_id.h"
 #include "util/status.h"
 
 typedef struct {
@@ -45,31 +46,6 @@ struct key_cache {
     uint64_t tick;
     size_t loads, evictions;
 };
-
-/* "synthetic-N" or "synthetic-N-pK" with N and K in the synthetic circuit's range and N
- * within max_constraints; the id must be exactly the canonical one (no "0010"). */
-static bool parse_native_id(size_t *n, size_t *k, const char *id, const daemon_config *cfg)
-{
-    unsigned long long nn, kk = 16;
-    int used = 0;
-    if (strncmp(id, "synthetic-", 10) != 0)
-        return false;
-    if (sscanf(id + 10, "%llu%n", &nn, &used) != 1)
-        return false;
-    const char *rest = id + 10 + used;
-    if (*rest && (sscanf(rest, "-p%llu%n", &kk, &used) != 1 || rest[used]))
-        return false;
-    if (nn < SYNTHETIC_MIN_CONSTRAINTS || nn > (unsigned long long)cfg->max_constraints ||
-        kk < 1 || kk > 1024)
-        return false;
-    char canon[80];
-    key_cache_native_id(canon, sizeof canon, (size_t)nn, (size_t)kk);
-    if (strcmp(canon, id) != 0)
-        return false;
-    *n = (size_t)nn;
-    *k = (size_t)kk;
-    return true;
-}
 
 static uint64_t default_budget(void) { return pipeline_default_host_budget() / 3 * 2; }
 
@@ -177,7 +153,7 @@ static g16_status find_entry(key_cache *kc, key_entry **out, const char *id)
             return G16_OK;
         }
     size_t n, k;
-    if (!parse_native_id(&n, &k, id, kc->cfg))
+    if (!native_key_id_parse(&n, &k, id, kc->cfg->max_constraints))
         return status_fail(G16_ERR_INVALID_ARGUMENT,
                            "unknown key '%.80s' (configured: the keys setting; native: "
                            "synthetic-N with N from %zu to %lld)",

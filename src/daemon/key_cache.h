@@ -28,7 +28,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "daemon/config.h"
 #include "g16.h"
@@ -67,15 +66,6 @@ g16_status key_cache_create(key_cache **kc, const daemon_config *cfg, uint64_t b
 /* Frees every key and pipeline; no key may be in use. */
 void key_cache_free(key_cache *kc);
 
-/* The native key id for the synthetic circuit of n constraints and k public inputs (inline:
- * submissions are checked, and fuzzed, without the cache). */
-static inline void key_cache_native_id(char *id, size_t cap, size_t n, size_t k)
-{
-    if (k == 16)
-        snprintf(id, cap, "synthetic-%zu", n);
-    else
-        snprintf(id, cap, "synthetic-%zu-p%zu", n, k);
-}
 
 /* A zkey id's shape (its header is read on the first call) or a native id's. G16_ERR_
  * INVALID_ARGUMENT "unknown key" for an id that is neither; the reader's error for a zkey

@@ -9,6 +9,7 @@
 
 #include "circuit/synthetic.h"
 #include "io/wtns.h"
+#include "native_key_id.h"
 #include "util/status.h"
 
 bool submit_reject(submit_rejection *r, unsigned code, const char *fmt, ...)
@@ -71,10 +72,11 @@ static bool validate_native(const submit_rules *rules, json_t *req, json_t **nor
                    cfg->max_constraints, 0, true) ||
         !int_field(parts, r, req, "partitions", 1, cfg->max_partitions, 0, true) ||
         !int_field(&seed, r, req, "seed", 0, (int64_t)1 << 53, 0, false) ||
-        !int_field(&k, r, req, "public", 1, 64, 16, false))
+        !int_field(&k, r, req, "public", 1, NATIVE_KEY_MAX_PUBLIC, NATIVE_KEY_DEFAULT_PUBLIC,
+                   false))
         return false;
     char id[80];
-    key_cache_native_id(id, sizeof id, (size_t)n, (size_t)k);
+    native_key_id_format(id, sizeof id, (size_t)n, (size_t)k);
     *norm = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "kind", "native", "key", id,
                       "circuit", "synthetic", "constraints", (json_int_t)n, "public",
                       (json_int_t)k, "partitions", (json_int_t)*parts, "seed",

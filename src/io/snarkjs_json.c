@@ -305,9 +305,10 @@ static json_t *js_fp6(const fp6_t *a)
 
 g16_status json_write_file(const char *path, const json_t *root)
 {
-    char *text = json_dumps(root, JSON_INDENT(1));
+    char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_ENCODE_ANY) : NULL;
     if (!text)
-        return status_fail(G16_ERR_OUT_OF_MEMORY, "%s: building JSON", path);
+        return status_fail(root ? G16_ERR_OUT_OF_MEMORY : G16_ERR_INVALID_ARGUMENT,
+                           "%s: building JSON", path);
     g16_status st = atomic_file_write(path, text, strlen(text));
     free(text);
     return st;

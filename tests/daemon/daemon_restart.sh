@@ -3,7 +3,8 @@
 # 1. kill -9 mid-job: the daemon dies while proving a native job (some partitions proved);
 #    a daemon restarted on the same state directory (SQLite store, same owner) puts the
 #    job back in the queue at start, proves it (a second claim) and its proofs verify.
-#    A job queued behind it survives too.
+#    A job queued behind it survives too. A key's temporary left by the dead daemon is
+#    removed at the restart.
 # 2. SIGTERM mid-job with shutdown_grace 0: the daemon exits 0 at once and the job goes
 #    back to the queue; the next daemon finishes it. With a grace long enough, SIGTERM lets
 #    the job finish before the daemon exits.
@@ -35,10 +36,14 @@ done
 [ $stopped = 1 ] || fail "job $j1 proved no partition in 120 s"
 kill -9 "$PID"
 wait "$PID" 2>/dev/null || true
+# What a daemon killed while writing a key leaves (util/atomic_file.h's temporaries).
+mkdir -p "$TMP/s/keys" && echo half > "$TMP/s/keys/synthetic-16384.g16k.tmp-99999-0"
 
 start_daemon s --lease 2
 grep -q "1 job from this owner's last run back in the queue" "$TMP/s.log" ||
   fail "the restarted daemon did not take its job back"
+[ ! -e "$TMP/s/keys/synthetic-16384.g16k.tmp-99999-0" ] && grep -q "removed .*tmp-99999-0" "$TMP/s.log" ||
+  fail "the restarted daemon left a dead writer's temporary"
 wait_state "$j1" done 300
 wait_state "$j2" done 60
 [ "$(job_field "$j1" attempts)" = 2 ] ||
