@@ -28,7 +28,7 @@ int main(void)
     status_fail(G16_ERR_OUT_OF_MEMORY, "key: %s", g16_last_error());
     CHECK(strcmp(g16_last_error(), "key: out of memory: buffers") == 0);
 
-    /* A detail as long as the buffer: the prefix fits, the end is cut, the text ends. */
+    /* A detail longer than the buffer: the prefix fits, the middle is cut, the end kept. */
     char longest[1024];
     memset(longest, 'x', sizeof longest - 1);
     longest[sizeof longest - 1] = 0;
@@ -37,7 +37,17 @@ int main(void)
     size_t n = strlen(e);
     CHECK(strncmp(e, "out of memory: xxx", 18) == 0);
     CHECK(n > 400 && n < sizeof longest);
-    CHECK(strspn(e + 15, "x") == n - 15);
+    const char *cut = strstr(e, " [...] ");
+    CHECK(cut && strspn(e + 15, "x") == (size_t)(cut - e) - 15 && strspn(cut + 7, "x") ==
+                                                                     strlen(cut + 7));
+    /* A path of thousands of characters (past the 2 KiB first try): the reason survives. */
+    static char path[5000];
+    memset(path, 'p', sizeof path - 1);
+    status_fail(G16_ERR_IO, "%s: %s", path, "File name too long");
+    e = g16_last_error();
+    CHECK(strncmp(e, "ppp", 3) == 0 && strstr(e, " [...] ") != NULL);
+    n = strlen(e);
+    CHECK(n > 400 && n >= 18 && strcmp(e + n - 18, "File name too long") == 0);
 
     status_clear();
     CHECK(g16_last_error()[0] == 0);

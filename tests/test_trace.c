@@ -296,8 +296,16 @@ static void test_file_errors(void)
         trace_data_free(&d);
         free(long_text);
     }
-    CHECK(trace_load(&d, "/dev/zero") == G16_ERR_FORMAT);
-    CHECK(strstr(g16_last_error(), "line 1 is over") != NULL);
+    /* An endless file: refused by name (not a regular file), and as a stream by the line
+     * bound. */
+    CHECK(trace_load(&d, "/dev/zero") == G16_ERR_IO);
+    CHECK(strstr(g16_last_error(), "not a regular file") != NULL);
+    FILE *zero = fopen("/dev/zero", "r");
+    if (CHECK(zero != NULL)) {
+        CHECK(trace_load_stream(&d, zero, "/dev/zero") == G16_ERR_FORMAT);
+        CHECK(strstr(g16_last_error(), "line 1 is over") != NULL);
+        fclose(zero);
+    }
     /* A NUL byte inside a line: not JSON. */
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);

@@ -1,5 +1,7 @@
 /* What the commands share: argument parsing, --out directories, error text. */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,98 @@ bool cli_out_dir(const char *cmd, const char *dir)
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "%s: %s: %s\n", cmd, dir, strerror(errno));
         return false;
+    }
+    return true;
+}
+
+bool cli_output_path_ok(const char *cmd, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: %s: is a directory\n", cmd, path);
+        return false;
+    }
+    char copy[PATH_MAX];
+    if (snprintf(copy, sizeof copy, "%s", path) >= (int)sizeof copy) {
+        fprintf(stderr, "%s: %.200s...: %s\n", cmd, path, strerror(ENAMETOOLONG));
+        return false;
+    }
+    const char *dir = dirname(copy);
+    errno = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: %s: %s %s\n", cmd, path, dir,
+                errno == ENOENT ? "does not exist" : errno ? strerror(errno)
+                                                           : "is not a directory");
+        return false;
+    }
+    return true;
+}
+
+/* Who a path is: a regular file's device and inode, else (not made yet) its directory
+ * resolved and its name; neither for a device or FIFO (writing one destroys nothing). */
+typedef struct {
+    bool regular, missing;
+    dev_t dev;
+    ino_t ino;
+    char canon[PATH_MAX + NAME_MAX + 2];
+} file_identity;
+
+static void identify(file_identity *id, const char *path)
+{
+    struct stat st;
+    *id = (file_identity){0};
+    if (stat(path, &st) == 0) {
+        id->regular = S_ISREG(st.st_mode);
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    char dir_copy[PATH_MAX], base_copy[PATH_MAX], real[PATH_MAX];
+    if (snprintf(dir_copy, sizeof dir_copy, "%s", path) >= (int)sizeof dir_copy)
+        return;
+    snprintf(base_copy, sizeof base_copy, "%s", path);
+    if (realpath(dirname(dir_copy), real)) {
+        id->missing = true;
+        snprintf(id->canon, sizeof id->canon, "%s/%s", real, basename(base_copy));
+    }
+}
+
+static bool same_file(const file_identity *a, const file_identity *b)
+{
+    if (a->regular && b->regular)
+        return a->dev == b->dev && a->ino == b->ino;
+    return a->missing && b->missing && !strcmp(a->canon, b->canon);
+}
+
+bool cli_paths_apart(const char *cmd, const cli_path *inputs, size_t n_in,
+                     const cli_path *outputs, size_t n_out)
+{
+    for (size_t o = 0; o < n_out; o++) {
+        if (!outputs[o].path)
+            continue;
+        file_identity out, other;
+        identify(&out, outputs[o].path);
+        for (size_t i = 0; i < n_in; i++) {
+            if (!inputs[i].path)
+                continue;
+            identify(&other, inputs[i].path);
+            if (same_file(&out, &other)) {
+                fprintf(stderr, "%s: the %s %s is the %s %s: writing it would destroy it\n",
+                        cmd, outputs[o].what, outputs[o].path, inputs[i].what,
+                        inputs[i].path);
+                return false;
+            }
+        }
+        for (size_t p = 0; p < o; p++) {
+            if (!outputs[p].path)
+                continue;
+            identify(&other, outputs[p].path);
+            if (same_file(&out, &other)) {
+                fprintf(stderr, "%s: the %s %s and the %s %s are one file\n", cmd,
+                        outputs[p].what, outputs[p].path, outputs[o].what, outputs[o].path);
+                return false;
+            }
+        }
     }
     return true;
 }

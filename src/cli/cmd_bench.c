@@ -365,6 +365,21 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "g16 bench: --trace and --timeline record proving runs, not --synth-only\n");
         return 2;
     }
+    /* --proofs and --trace must not land on the key (--key's file is read and written,
+     * --zkey's mapped) or a witness. */
+    cli_path *inputs = calloc(n_wtns + 2, sizeof *inputs);
+    if (!inputs) {
+        fprintf(stderr, "g16 bench: out of memory\n");
+        return 2;
+    }
+    inputs[0] = (cli_path){"key", zkey_path ? zkey_path : key_path};
+    for (size_t w = 0; w < n_wtns; w++)
+        inputs[1 + w] = (cli_path){"witness", ro.wtns_paths[w]};
+    const cli_path outputs[] = {{"--proofs file", ro.proofs_path}, {"trace", trace_path}};
+    bool apart = cli_paths_apart("g16 bench", inputs, n_wtns + 1, outputs, 2);
+    free(inputs);
+    if (!apart)
+        return 2;
     /* The backend opens now: one that cannot (an unknown name, --backend cuda without a
      * usable GPU) is refused before the setup, which can take minutes; and the setup's
      * fixed-base products run on it (a GPU makes a 2^27 key in seconds). The pipeline

@@ -23,6 +23,8 @@
 #ifdef G16_HAVE_DAEMON
 #include "io/snarkjs_json.h"
 #include "util/buffer.h"
+#include "util/input_file.h"
+#include "util/status.h"
 #include <curl/curl.h>
 #include <jansson.h>
 #include <time.h>
@@ -61,16 +63,20 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* A small file's text without trailing white space; false when it cannot be read (the
+ * reason in g16_last_error) or is empty (g16_last_error says so). */
 static bool read_small_file(char *out, size_t cap, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    FILE *f;
+    if (input_file_open(&f, path))
         return false;
     size_t n = fread(out, 1, cap - 1, f);
     fclose(f);
     out[n] = 0;
     while (n && strchr(" \t\r\n", out[n - 1]))
         out[--n] = 0;
+    if (!n)
+        status_fail(G16_ERR_FORMAT, "%s: empty", path);
     return n > 0;
 }
 
@@ -120,8 +126,7 @@ static bool client_open(client *c, const char *cmd, const conn_opts *o)
     }
     if (tf) {
         if (!read_small_file(text, sizeof text, tf)) {
-            fprintf(stderr, "%s: token file %s: %s\n", cmd, tf,
-                    errno ? strerror(errno) : "empty");
+            fprintf(stderr, "%s: token file %s\n", cmd, g16_last_error());
             return false;
         }
         snprintf(c->auth, sizeof c->auth, "Authorization: Bearer %s", text);

@@ -68,19 +68,40 @@ int cmd_prove(int argc, char **argv)
         if (!paths[k]) {
             return cli_usage_error("prove");
         }
+    const cli_path in[] = {{"key", paths[0]}, {"witness", paths[1]}};
+    const cli_path out[] = {{"proof", paths[2]}, {"public inputs", paths[3]},
+                            {"trace", trace_path}};
+    if (!cli_paths_apart("g16 prove", in, 2, out, 3))
+        return 2;
+    /* Both outputs made (as temporaries) before the work: a path that cannot be written
+     * fails now, not after the proof, and never leaves one file of the two. */
+    atomic_file proof_out, public_out;
+    if (atomic_file_open(&proof_out, paths[2]))
+        return fail("");
+    if (atomic_file_open(&public_out, paths[3])) {
+        atomic_file_discard(&proof_out);
+        return fail("");
+    }
 
     backend *be;
-    if (backend_open(&be, backend_name))
+    if (backend_open(&be, backend_name)) {
+        atomic_file_discard(&proof_out);
+        atomic_file_discard(&public_out);
         return fail("");
+    }
     zkey_t key;
     wtns_t wtns;
     if (zkey_open(&key, paths[0])) {
         backend_close(be);
+        atomic_file_discard(&proof_out);
+        atomic_file_discard(&public_out);
         return fail("");
     }
     if (wtns_open(&wtns, paths[1])) {
         zkey_close(&key);
         backend_close(be);
+        atomic_file_discard(&proof_out);
+        atomic_file_discard(&public_out);
         return fail("");
     }
     groth16_prove_options opts = {0};
@@ -120,8 +141,13 @@ int cmd_prove(int argc, char **argv)
             goto out;
         }
     }
-    if ((st = json_write_proof(paths[2], &proof)) ||
-        (st = json_write_public(paths[3], inputs, key.n_public))) {
+    st = json_commit(&proof_out, json_proof_object(&proof));
+    if (st) {
+        rc = fail("");
+        goto out;
+    }
+    st = json_commit(&public_out, json_public_array(inputs, key.n_public));
+    if (st) {
         rc = fail("");
         goto out;
     }
@@ -140,6 +166,10 @@ int cmd_prove(int argc, char **argv)
     if (st)
         rc = fail("writing the trace");
 out:
+    if (proof_out.f)
+        atomic_file_discard(&proof_out);
+    if (public_out.f)
+        atomic_file_discard(&public_out);
     trace_session_finish(trace);
     free(inputs);
     wtns_close(&wtns);

@@ -38,6 +38,18 @@ int cmd_setup(int argc, char **argv)
     if (!in || !out) {
         return cli_usage_error("setup");
     }
+    const cli_path inputs[] = {{"constraint system", in}};
+    const cli_path outputs[] = {{"key", out}, {"verifying key", vk_path}};
+    if (!cli_paths_apart("g16 setup", inputs, 1, outputs, 2))
+        return 2;
+    /* Paths that cannot be written fail now, not after the setup's minutes. */
+    atomic_file vk_out = {0};
+    if (!cli_output_path_ok("g16 setup", out))
+        return 2;
+    if (vk_path && atomic_file_open(&vk_out, vk_path)) {
+        fprintf(stderr, "g16 setup: %s\n", g16_last_error());
+        return 2;
+    }
     fprintf(stderr,
             "g16 setup: DEVELOPMENT SETUP, NOT FOR PRODUCTION. One party (this process) knows\n"
             "the trapdoor while it runs; it comes from the OS CSPRNG and is wiped after use,\n"
@@ -47,14 +59,14 @@ int cmd_setup(int argc, char **argv)
     constraint_matrices cs;
     groth16_setup_key key;
     g16_status st = r1cs_open(&r1cs, in);
-    if (st) {
-        fprintf(stderr, "g16 setup: %s\n", g16_last_error());
-        return 2;
+    if (!st) {
+        st = constraint_matrices_from_r1cs(&cs, &r1cs);
+        r1cs_close(&r1cs);
     }
-    st = constraint_matrices_from_r1cs(&cs, &r1cs);
-    r1cs_close(&r1cs);
     if (st) {
         fprintf(stderr, "g16 setup: %s\n", g16_last_error());
+        if (vk_path)
+            atomic_file_discard(&vk_out);
         return 2;
     }
     fprintf(stderr, "  %zu constraints, %zu wires, %zu public, domain %zu, %u threads\n",
@@ -68,7 +80,9 @@ int cmd_setup(int argc, char **argv)
     if (!st && vk_path) {
         groth16_vk vk = {.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
                          .delta2 = key.delta2, .n_public = key.n_public, .ic = key.ic};
-        st = json_write_vk(vk_path, &vk);
+        st = json_commit(&vk_out, json_vk_object(&vk));
+    } else if (vk_path) {
+        atomic_file_discard(&vk_out);
     }
     if (!st)
         fprintf(stderr, "  [%7.2f s] done: %s%s%s\n", clock_ms() / 1e3 - g_start, out,

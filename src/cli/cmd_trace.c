@@ -55,6 +55,12 @@ int cmd_trace(int argc, char **argv)
         return 2;
     }
 
+    const cli_path in[] = {{"trace", path}}, out[] = {{"output", out_path}};
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "g16 trace %s", what);
+    if (!cli_paths_apart(cmd, in, 1, out, 1))
+        return 2;
+
     trace_data d;
     trace_analysis a = {0};
     g16_status st = trace_load(&d, path);

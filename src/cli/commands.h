@@ -40,6 +40,19 @@ bool cli_threads_arg(const char *cmd, const char *v);
 const char *cli_status_text(g16_status st);
 /* --out DIR: made when missing (not its parents); else false and a message. */
 bool cli_out_dir(const char *cmd, const char *dir);
+/* An output path whose directory exists and that is not itself a directory; else false
+ * and a message (checked before long work that ends by writing it). */
+bool cli_output_path_ok(const char *cmd, const char *path);
+/* A path a command reads or writes, and what it is ("key", "proof"); path NULL: not given. */
+typedef struct {
+    const char *what, *path;
+} cli_path;
+/* False with a message when an output is one of the inputs (writing it would destroy the
+ * input, which a key or witness being mapped turns into a crash) or another output (one
+ * would overwrite the other): the same regular file by device and inode, or, for files
+ * not made yet, the same name in the same directory. */
+bool cli_paths_apart(const char *cmd, const cli_path *inputs, size_t n_in,
+                     const cli_path *outputs, size_t n_out);
 
 /* Each command's synopsis (usage.c), or NULL for one that prints its own help (daemon: its
  * settings table). main prints it to stdout for `g16 CMD --help` and `g16 help CMD`. */

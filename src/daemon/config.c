@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "util/bytes.h"
+#include "util/input_file.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -397,15 +398,18 @@ static g16_status apply_json(daemon_config *cfg, const setting *s, json_t *v, co
 
 g16_status config_load_file(daemon_config *cfg, const char *path)
 {
+    FILE *f;
+    g16_status st = input_file_open(&f, path);
+    if (st)
+        return st;
     json_error_t err;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    if (!root) {
-        /* By jansson's code, not its text: the text quotes the file near the error. */
-        if (json_error_code(&err) == json_error_cannot_open_file)
-            return status_fail(G16_ERR_IO, "%s: %s", path, err.text);
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
+    bool read_failed = ferror(f) != 0;
+    fclose(f);
+    if (!root && read_failed)
+        return status_fail(G16_ERR_IO, "%s: read error", path);
+    if (!root)
         return status_fail(G16_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
-    }
-    g16_status st = G16_OK;
     if (!json_is_object(root))
         st = status_fail(G16_ERR_INVALID_ARGUMENT, "%s: want a JSON object of settings", path);
     const char *name;

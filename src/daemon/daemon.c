@@ -22,6 +22,7 @@
 #include "io/snarkjs_json.h"
 #include "job/job.h"
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 #include "util/parallel.h"
 #include "util/status.h"
 
@@ -562,9 +563,9 @@ static g16_status load_token(daemon_state *d, const char *state_dir)
         }
         dlog("made a token in %s", path);
     }
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return status_fail(G16_ERR_IO, "token file %s: %s", path, strerror(errno));
+    FILE *f;
+    if (input_file_open(&f, path))
+        return status_fail(G16_ERR_IO, "token file %s", g16_last_error());
     size_t n = fread(d->token, 1, sizeof d->token - 1, f);
     bool more = fgetc(f) != EOF;
     fclose(f);

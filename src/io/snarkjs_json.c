@@ -4,11 +4,11 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "curve/pairing.h"
 #include "decimal.h"
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 #include "util/status.h"
 
 /* --- reading ----------------------------------------------------------------------------- */
@@ -26,15 +26,10 @@ static g16_status bad(const ctx *c, const char *what)
 static g16_status load(json_t **root, const char *path)
 {
     *root = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
-    /* A directory opens for reading on Linux and then reads as an empty file. */
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        return status_fail(G16_ERR_IO, "%s: is a directory", path);
-    }
+    FILE *f;
+    g16_status st = input_file_open(&f, path);
+    if (st)
+        return st;
     json_error_t err;
     *root = json_loadf(f, JSON_REJECT_DUPLICATES, &err);
     bool read_failed = ferror(f) != 0;
@@ -303,25 +298,40 @@ static json_t *js_fp6(const fp6_t *a)
     return json_pack("[ooo]", js_fp2(&a->c0), js_fp2(&a->c1), js_fp2(&a->c2));
 }
 
-g16_status json_write_file(const char *path, const json_t *root)
+g16_status json_commit(atomic_file *af, json_t *root)
 {
-    char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_ENCODE_ANY) : NULL;
-    if (!text)
-        return status_fail(root ? G16_ERR_OUT_OF_MEMORY : G16_ERR_INVALID_ARGUMENT,
-                           "%s: building JSON", path);
-    g16_status st = atomic_file_write(path, text, strlen(text));
-    free(text);
-    return st;
+    g16_status st = G16_OK;
+    if (!root)
+        st = status_fail(G16_ERR_OUT_OF_MEMORY, "%s: building JSON", af->name);
+    else if (json_dumpf(root, af->f, JSON_INDENT(1) | JSON_ENCODE_ANY) != 0)
+        st = status_fail(G16_ERR_IO, "%s: write failed", af->name);
+    json_decref(root);
+    if (st) {
+        atomic_file_discard(af);
+        return st;
+    }
+    return atomic_file_commit(af);
 }
 
-/* json_write_file, then root released (NULL: building it ran out of memory). */
-static g16_status dump(json_t *root, const char *path)
+g16_status json_write_file(const char *path, const json_t *root)
 {
     if (!root)
-        return status_fail(G16_ERR_OUT_OF_MEMORY, "%s: building JSON", path);
-    g16_status st = json_write_file(path, root);
-    json_decref(root);
-    return st;
+        return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: nothing to write", path);
+    atomic_file af;
+    g16_status st = atomic_file_open(&af, path);
+    return st ? st : json_commit(&af, json_incref((json_t *)root));
+}
+
+/* root (NULL: building it ran out of memory) written as path, then released. */
+static g16_status dump(json_t *root, const char *path)
+{
+    atomic_file af;
+    g16_status st = atomic_file_open(&af, path);
+    if (st) {
+        json_decref(root);
+        return st;
+    }
+    return json_commit(&af, root);
 }
 
 json_t *json_proof_object(const groth16_proof *proof)

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "groth16/groth16.h"
+#include "util/atomic_file.h"
 
 g16_status json_read_proof(groth16_proof *proof, const char *path);
 g16_status json_write_proof(const char *path, const groth16_proof *proof);
@@ -29,5 +30,9 @@ json_t *json_vk_object(const groth16_vk *vk);
 /* Writes any such value as path's new content, indented as snarkjs writes its files; the
  * file is replaced whole (util/atomic_file.h). */
 g16_status json_write_file(const char *path, const json_t *root);
+/* The same into a file opened beforehand (so that a command finds a path it cannot write
+ * before its work, not after): root is released, af committed, or discarded on failure
+ * (root NULL: building it ran out of memory). */
+g16_status json_commit(atomic_file *af, json_t *root);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/input_file.h"
 #include "util/status.h"
 
 /* --- event arrays ----------------------------------------------------------------------- */
@@ -409,10 +410,11 @@ static ssize_t read_line(FILE *f, char **buf, size_t *cap, size_t max)
 g16_status trace_load(trace_data *d, const char *path)
 {
     memset(d, 0, sizeof *d);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return status_fail(G16_ERR_IO, "%s: %s", path, strerror(errno));
-    g16_status st = trace_load_stream(d, f, path);
+    FILE *f;
+    g16_status st = input_file_open(&f, path);
+    if (st)
+        return st;
+    st = trace_load_stream(d, f, path);
     fclose(f);
     return st;
 }

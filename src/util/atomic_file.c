@@ -71,9 +71,19 @@ static g16_status open_in_place(atomic_file *af)
         return G16_OK;
     if (fd >= 0)
         close(fd);
-    if (own < 0 && (af->f = fopen(af->path, "w")))
-        return G16_OK;
-    g16_status s = status_fail(G16_ERR_IO, "%s: %s", af->name, strerror(errno));
+    if (own < 0) {
+        /* O_NONBLOCK: a FIFO that no process reads is an error (ENXIO), not a wait. */
+        fd = open(af->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
+        int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+        if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 &&
+            (af->f = fdopen(fd, "w")))
+            return G16_OK;
+        if (fd >= 0)
+            close(fd);
+    }
+    g16_status s = status_fail(G16_ERR_IO, "%s: %s", af->name,
+                               errno == ENXIO ? "a FIFO that no process reads"
+                                              : strerror(errno));
     release(af);
     return s;
 }

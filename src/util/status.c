@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static _Thread_local char last_error[512];
@@ -37,18 +38,33 @@ g16_status status_fail(g16_status status, const char *fmt, ...)
      * and domain 16"); printed alone they would not say what went wrong, so they read
      * "out of memory: ..." unless they say "out of ..." themselves. Formatted apart
      * first: callers may pass g16_last_error() itself to wrap it ("proof A: %s"). */
-    char text[sizeof last_error];
-    va_list ap;
+    char local[2048], *text = local;
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    va_copy(again, ap);
+    int len = vsnprintf(local, sizeof local, fmt, ap);
     va_end(ap);
+    if (len >= (int)sizeof local && (text = malloc((size_t)len + 1)))
+        vsnprintf(text, (size_t)len + 1, fmt, again);
+    else if (!text)
+        text = local; /* cut at 2 KiB: the middle goes below all the same */
+    va_end(again);
     static const char OOM[] = "out of memory: ";
     size_t k = status == G16_ERR_OUT_OF_MEMORY && !strstr(text, "out of ") ? sizeof OOM - 1 : 0,
-           n = strlen(text);
-    if (n > sizeof last_error - 1 - k)
-        n = sizeof last_error - 1 - k; /* the end of the detail is cut */
+           n = strlen(text), room = sizeof last_error - 1 - k;
     memcpy(last_error, OOM, k);
-    memcpy(last_error + k, text, n);
-    last_error[k + n] = 0;
+    if (n <= room) {
+        memcpy(last_error + k, text, n + 1);
+    } else {
+        /* Too long (a path of thousands of characters): the middle goes, so that what
+         * the message says of the path (at its end) is kept with its beginning. */
+        static const char CUT[] = " [...] ";
+        size_t head = room / 3, tail = room - head - (sizeof CUT - 1);
+        memcpy(last_error + k, text, head);
+        memcpy(last_error + k + head, CUT, sizeof CUT - 1);
+        memcpy(last_error + k + head + sizeof CUT - 1, text + n - tail, tail + 1);
+    }
+    if (text != local)
+        free(text);
     return status;
 }

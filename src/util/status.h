@@ -1,7 +1,8 @@
 /* Recording errors for g16_last_error(): each failing path sets a message and returns
  * its status in one statement: `return status_fail(G16_ERR_FORMAT, "zkey: ...", ...);`
  * A G16_ERR_OUT_OF_MEMORY detail is stored as "out of memory: <detail>" unless it says
- * "out of ..." itself, so it reads well printed alone. */
+ * "out of ..." itself, so it reads well printed alone. One longer than g16_last_error's
+ * 511 bytes (a path of thousands of characters) loses its middle, not its end. */
 #ifndef G16_UTIL_STATUS_H
 #define G16_UTIL_STATUS_H
 
