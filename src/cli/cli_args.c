@@ -75,7 +75,8 @@ bool cli_output_path_ok(const char *cmd, const char *path)
 }
 
 /* Who a path is: a regular file's device and inode, else (not made yet) its directory
- * resolved and its name; neither for a device or FIFO (writing one destroys nothing). */
+ * resolved and its name; neither for a device or FIFO, nor for /dev/stdout and the like,
+ * which a command may name twice (writing one destroys nothing). */
 typedef struct {
     bool regular, missing;
     dev_t dev;
@@ -87,6 +88,8 @@ static void identify(file_identity *id, const char *path)
 {
     struct stat st;
     *id = (file_identity){0};
+    if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
+        return;
     if (stat(path, &st) == 0) {
         id->regular = S_ISREG(st.st_mode);
         id->dev = st.st_dev;

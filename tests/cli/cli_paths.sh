@@ -85,6 +85,12 @@ timeout 20 "$G16" prove circuit.zkey witness.wtns /dev/stdout pub2.json >> log.t
   fail "prove to /dev/stdout: $(head -1 err.txt)"
 [ "$(head -1 log.txt)" = "first line" ] && grep -q pi_a log.txt ||
   fail "prove to /dev/stdout >> log: $(head -c 200 log.txt)"
+# Both outputs to stdout: two streams, not one file twice.
+timeout 20 "$G16" prove circuit.zkey witness.wtns /dev/stdout /dev/stdout > both.txt 2> err.txt ||
+  fail "prove to /dev/stdout twice: $(head -1 err.txt)"
+first_public=$(sed -n 2p public.json | tr -d ' ,')
+grep -q pi_a both.txt && grep -qF "$first_public" both.txt ||
+  fail "prove to /dev/stdout twice: $(head -c 200 both.txt)"
 
 # Messages.
 head -c 191 /dev/urandom | tr '\000{ \n\t\r' '\200\200\200\200\200\200' > short.bin
