@@ -304,7 +304,7 @@ g16_status json_commit(atomic_file *af, json_t *root)
     if (!root)
         st = status_fail(G16_ERR_OUT_OF_MEMORY, "%s: building JSON", af->name);
     else if (json_dumpf(root, af->f, JSON_INDENT(1) | JSON_ENCODE_ANY) != 0)
-        st = status_fail(G16_ERR_IO, "%s: write failed", af->name);
+        st = status_fail(G16_ERR_IO, "%s: write failed: %s", af->name, strerror(errno));
     json_decref(root);
     if (st) {
         atomic_file_discard(af);

@@ -3,7 +3,8 @@
 # - an output that is an input (the key, the witness, the .r1cs, a trace) or another output
 #   is refused before anything is written, and the input is left byte for byte;
 # - outputs are tried before the work: one that cannot be written leaves no other behind;
-# - a FIFO is refused as an input and, with no reader, as an output (never a wait);
+# - a FIFO is refused as an input and, with no reader, as an output or a trace (never a
+#   wait);
 # - /dev/stdout appends to the file that stdout appends to;
 # - a binary proof of the wrong length says so; a path of thousands of characters keeps
 #   the reason at the end of its message.
@@ -70,6 +71,10 @@ refused "verify reading a FIFO key" "not a regular file" verify fifo public.json
 refused "trace report of a FIFO" "not a regular file" trace report fifo
 refused "a proof into a FIFO nobody reads" "no process reads" prove circuit.zkey witness.wtns fifo pub.json
 [ ! -e pub.json ] || fail "a proof into a FIFO nobody reads: pub.json left behind"
+refused "a trace into a FIFO nobody reads" "creating the trace file" prove circuit.zkey witness.wtns p.json pub.json --trace fifo
+[ ! -e p.json ] || fail "a trace into a FIFO nobody reads: p.json left behind"
+refused "setup's vk into a full disk" "No space left" setup circuit.r1cs k2.zkey --vk /dev/full
+rm -f k2.zkey
 # With a reader, a FIFO is written (in place). The shell holds it open for reading (and
 # writing, so that the open does not wait) before g16 opens it, then reads what came.
 exec 3<> fifo
