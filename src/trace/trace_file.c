@@ -1,13 +1,12 @@
 #include "trace_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "util/atomic_file.h"
 #include "util/input_file.h"
 #include "util/status.h"
 
@@ -148,18 +147,9 @@ static g16_status put(trace_writer *w, const char *line, int len)
 
 static g16_status start_file(trace_writer *w)
 {
-    /* O_NONBLOCK for the open alone: a FIFO that no process reads is an error (ENXIO),
-     * not a wait before the run starts. */
-    int fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
-    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || !(w->f = fdopen(fd, "w"))) {
-        if (errno == ENXIO)
-            errno = EPIPE; /* "Broken pipe" says more than "No such device or address" */
-        g16_status st = writer_fail(w, "creating the trace file");
-        if (fd >= 0)
-            close(fd);
-        return st;
-    }
+    g16_status st = output_file_open(&w->f, w->path);
+    if (st)
+        return status_fail(st, "creating the trace file %s", g16_last_error());
     w->bytes = 0;
     w->n_named = 0;
     char cmd[1024], line[1400];

@@ -71,20 +71,26 @@ static g16_status open_in_place(atomic_file *af)
         return G16_OK;
     if (fd >= 0)
         close(fd);
-    if (own < 0) {
-        /* O_NONBLOCK: a FIFO that no process reads is an error (ENXIO), not a wait. */
-        fd = open(af->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
-        int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-        if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 &&
-            (af->f = fdopen(fd, "w")))
-            return G16_OK;
-        if (fd >= 0)
-            close(fd);
-    }
-    g16_status s = status_fail(G16_ERR_IO, "%s: %s", af->name,
+    g16_status s = own < 0 ? output_file_open(&af->f, af->path)
+                           : status_fail(G16_ERR_IO, "%s: %s", af->name, strerror(errno));
+    if (s)
+        release(af);
+    return s;
+}
+
+g16_status output_file_open(FILE **f, const char *path)
+{
+    /* O_NONBLOCK for the open alone: a FIFO that no process reads is an error (ENXIO),
+     * not a wait. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
+    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 && (*f = fdopen(fd, "w")))
+        return G16_OK;
+    g16_status s = status_fail(G16_ERR_IO, "%s: %s", path,
                                errno == ENXIO ? "a FIFO that no process reads"
                                               : strerror(errno));
-    release(af);
+    if (fd >= 0)
+        close(fd);
     return s;
 }
 

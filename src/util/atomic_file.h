@@ -38,6 +38,10 @@ g16_status atomic_file_commit(atomic_file *af);
 /* Gives up: closes, removes the temporary, releases af (the target untouched, unless it
  * was being written in place). */
 void atomic_file_discard(atomic_file *af);
+/* fopen(path, "w") but for a FIFO that no process reads, which is G16_ERR_IO at once
+ * ("a FIFO that no process reads") rather than a wait: for files written as a run goes
+ * (traces), and atomic_file's in-place writes. */
+g16_status output_file_open(FILE **f, const char *path);
 /* The whole of data[0..len) as path's new content. */
 g16_status atomic_file_write(const char *path, const void *data, size_t len);
 

@@ -71,7 +71,7 @@ refused "verify reading a FIFO key" "not a regular file" verify fifo public.json
 refused "trace report of a FIFO" "not a regular file" trace report fifo
 refused "a proof into a FIFO nobody reads" "no process reads" prove circuit.zkey witness.wtns fifo pub.json
 [ ! -e pub.json ] || fail "a proof into a FIFO nobody reads: pub.json left behind"
-refused "a trace into a FIFO nobody reads" "creating the trace file" prove circuit.zkey witness.wtns p.json pub.json --trace fifo
+refused "a trace into a FIFO nobody reads" "no process reads" prove circuit.zkey witness.wtns p.json pub.json --trace fifo
 [ ! -e p.json ] || fail "a trace into a FIFO nobody reads: p.json left behind"
 refused "setup's vk into a full disk" "No space left" setup circuit.r1cs k2.zkey --vk /dev/full
 rm -f k2.zkey
