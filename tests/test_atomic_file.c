@@ -5,7 +5,8 @@
  * file it names; /dev/null is written in place, and /dev/stdout through stdout itself
  * (a file between two lines of a child's stdout); a name without a directory lands in the
  * working directory; a missing directory or a directory as the target is an I/O error
- * naming the path; two threads replacing one file leave one of their contents whole. */
+ * naming the path; two threads replacing one file leave one of their contents whole; two
+ * files finished together are committed together, or both left as they were. */
 #include <errno.h>
 #include <glob.h>
 #include <pthread.h>
@@ -164,6 +165,52 @@ int main(void)
     }
     CHECK(has(path, "kept\n"));
     CHECK(temporaries() == 0);
+
+    /* Two files that belong together: both finished before either is committed. Finished
+     * and discarded, the old one stays; finished and committed, the new one lands; a
+     * partner that fails to finish (/dev/full) leaves the first one as it was. */
+    char partner[600];
+    snprintf(partner, sizeof partner, "%s/partner.json", dir);
+    CHECK(atomic_file_write(partner, "old partner\n", 12) == G16_OK);
+    atomic_file first, second;
+    if (CHECK(atomic_file_open(&first, path) == G16_OK)) {
+        fputs("staged\n", first.f);
+        CHECK(atomic_file_finish(&first) == G16_OK);
+        CHECK(first.f == NULL && temporaries() == 1);
+        CHECK(has(path, "kept\n")); /* finished, not in place yet */
+        atomic_file_discard(&first);
+    }
+    CHECK(has(path, "kept\n"));
+    CHECK(temporaries() == 0);
+    if (CHECK(atomic_file_open(&first, path) == G16_OK) &&
+        CHECK(atomic_file_open(&second, partner) == G16_OK)) {
+        fputs("new pair\n", first.f);
+        fputs("new partner\n", second.f);
+        CHECK(atomic_file_finish(&first) == G16_OK);
+        CHECK(atomic_file_finish(&second) == G16_OK);
+        CHECK(atomic_file_commit(&first) == G16_OK);
+        CHECK(atomic_file_commit(&second) == G16_OK);
+    }
+    CHECK(has(path, "new pair\n") && has(partner, "new partner\n"));
+    if (access("/dev/full", W_OK) != 0)
+        printf("  skipped: the partner on /dev/full (no /dev/full here)\n");
+    else if (CHECK(atomic_file_open(&first, path) == G16_OK) &&
+             CHECK(atomic_file_open(&second, "/dev/full") == G16_OK)) {
+        fputs("lone\n", first.f);
+        fputs("no room\n", second.f);
+        CHECK(atomic_file_finish(&first) == G16_OK);
+        g16_status full = atomic_file_finish(&second);
+        CHECK(full == G16_ERR_IO && strstr(g16_last_error(), "/dev/full"));
+        CHECK(second.name == NULL); /* released by the failure */
+        if (full)
+            atomic_file_discard(&first);
+        else
+            CHECK(atomic_file_commit(&first) == G16_OK);
+    }
+    CHECK(has(path, "new pair\n"));
+    CHECK(temporaries() == 0);
+    CHECK(atomic_file_write(path, "kept\n", 5) == G16_OK);
+    unlink(partner);
 
     /* A link: its file replaced, the link kept. */
     CHECK(symlink("out.json", link_path) == 0);

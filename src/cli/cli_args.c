@@ -48,6 +48,15 @@ bool cli_out_dir(const char *cmd, const char *dir)
         fprintf(stderr, "%s: %s: %s\n", cmd, dir, strerror(errno));
         return false;
     }
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", cmd, dir, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: %s: exists and is not a directory\n", cmd, dir);
+        return false;
+    }
     return true;
 }
 

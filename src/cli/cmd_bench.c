@@ -375,10 +375,17 @@ int cmd_bench(int argc, char **argv)
     inputs[0] = (cli_path){"key", zkey_path ? zkey_path : key_path};
     for (size_t w = 0; w < n_wtns; w++)
         inputs[1 + w] = (cli_path){"witness", ro.wtns_paths[w]};
-    const cli_path outputs[] = {{"--proofs file", ro.proofs_path}, {"trace", trace_path}};
-    bool apart = cli_paths_apart("g16 bench", inputs, n_wtns + 1, outputs, 2);
+    const cli_path outputs[] = {{"--proofs file", ro.proofs_path},
+                                {"trace", trace_path},
+                                {"--out directory", ro.out_dir}};
+    bool apart = cli_paths_apart("g16 bench", inputs, n_wtns + 1, outputs, 3);
     free(inputs);
     if (!apart)
+        return 2;
+    /* A --proofs path that cannot be a file fails now, not after the setup and the run. */
+    if (ro.proofs_path && !cli_output_path_ok("g16 bench", ro.proofs_path))
+        return 2;
+    if (ro.out_dir && !cli_out_dir("g16 bench", ro.out_dir))
         return 2;
     /* The backend opens now: one that cannot (an unknown name, --backend cuda without a
      * usable GPU) is refused before the setup, which can take minutes; and the setup's

@@ -141,12 +141,15 @@ int cmd_prove(int argc, char **argv)
             goto out;
         }
     }
-    st = json_commit(&proof_out, json_proof_object(&proof));
-    if (st) {
-        rc = fail("");
-        goto out;
-    }
-    st = json_commit(&public_out, json_public_array(inputs, key.n_public));
+    /* Both written in full before either replaces its file: a failure (a full disk)
+     * leaves the old pair, never a new proof beside old public inputs. */
+    st = json_finish(&proof_out, json_proof_object(&proof));
+    if (!st)
+        st = json_finish(&public_out, json_public_array(inputs, key.n_public));
+    if (!st)
+        st = atomic_file_commit(&proof_out);
+    if (!st)
+        st = atomic_file_commit(&public_out);
     if (st) {
         rc = fail("");
         goto out;
@@ -166,9 +169,9 @@ int cmd_prove(int argc, char **argv)
     if (st)
         rc = fail("writing the trace");
 out:
-    if (proof_out.f)
+    if (proof_out.name) /* neither committed nor discarded yet */
         atomic_file_discard(&proof_out);
-    if (public_out.f)
+    if (public_out.name)
         atomic_file_discard(&public_out);
     trace_session_finish(trace);
     free(inputs);

@@ -72,18 +72,27 @@ int cmd_setup(int argc, char **argv)
     fprintf(stderr, "  %zu constraints, %zu wires, %zu public, domain %zu, %u threads\n",
             cs.n_constraints, cs.n_vars, cs.n_public,
             setup_domain_size(cs.n_constraints, cs.n_public), parallel_threads());
+    /* The key and its verifying key are written whole before either replaces its file:
+     * a failure (a full disk) leaves both as they were. */
+    atomic_file key_out = {0};
     st = groth16_setup(&key, &cs, progress);
     if (!st) {
         progress("writing the key");
-        st = zkey_write(out, &key, &cs);
+        st = zkey_write_staged(&key_out, out, &key, &cs);
     }
     if (!st && vk_path) {
         groth16_vk vk = {.alpha1 = key.alpha1, .beta2 = key.beta2, .gamma2 = key.gamma2,
                          .delta2 = key.delta2, .n_public = key.n_public, .ic = key.ic};
-        st = json_commit(&vk_out, json_vk_object(&vk));
-    } else if (vk_path) {
-        atomic_file_discard(&vk_out);
+        st = json_finish(&vk_out, json_vk_object(&vk));
     }
+    if (!st)
+        st = atomic_file_commit(&key_out);
+    if (!st && vk_path)
+        st = atomic_file_commit(&vk_out);
+    if (key_out.name)
+        atomic_file_discard(&key_out);
+    if (vk_out.name)
+        atomic_file_discard(&vk_out);
     if (!st)
         fprintf(stderr, "  [%7.2f s] done: %s%s%s\n", clock_ms() / 1e3 - g_start, out,
                 vk_path ? ", " : "", vk_path ? vk_path : "");

@@ -38,7 +38,8 @@ bool cli_threads_arg(const char *cmd, const char *v);
 /* "<status>: <detail>" for st and g16_last_error(), the status left out where the detail
  * begins with it already (out-of-memory details do: util/status.h). */
 const char *cli_status_text(g16_status st);
-/* --out DIR: made when missing (not its parents); else false and a message. */
+/* --out DIR: made when missing (not its parents); false and a message when it cannot be
+ * made or exists as something other than a directory. */
 bool cli_out_dir(const char *cmd, const char *dir);
 /* An output path whose directory exists and that is not itself a directory; else false
  * and a message (checked before long work that ends by writing it). */

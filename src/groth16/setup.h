@@ -22,6 +22,7 @@
 #include "curve/fixed_base.h"
 #include "g16.h"
 #include "io/r1cs.h"
+#include "util/atomic_file.h"
 
 /* One term coeff * z[wire] of a linear combination. */
 typedef struct {
@@ -114,6 +115,10 @@ void groth16_setup_key_free(groth16_setup_key *key);
  * A and B of cs in double-Montgomery form, section 10 an empty contribution list). */
 g16_status zkey_write(const char *path, const groth16_setup_key *key,
                       const constraint_matrices *cs);
+/* The same, left under its temporary for the caller to commit or discard (atomic_file.h's
+ * atomic_file_finish): g16 setup stages the key until its verifying key is written too. */
+g16_status zkey_write_staged(atomic_file *staged, const char *path,
+                             const groth16_setup_key *key, const constraint_matrices *cs);
 
 #endif
 

@@ -42,6 +42,14 @@ static void put_coef(iden3_writer *w, uint32_t matrix, uint32_t constraint, uint
 g16_status zkey_write(const char *path, const groth16_setup_key *key,
                       const constraint_matrices *cs)
 {
+    atomic_file staged;
+    g16_status st = zkey_write_staged(&staged, path, key, cs);
+    return st ? st : atomic_file_commit(&staged);
+}
+
+g16_status zkey_write_staged(atomic_file *staged, const char *path,
+                             const groth16_setup_key *key, const constraint_matrices *cs)
+{
     iden3_writer *w;
     g16_status st = iden3_writer_open(&w, path);
     if (st != G16_OK)
@@ -113,5 +121,5 @@ g16_status zkey_write(const char *path, const groth16_setup_key *key,
     iden3_put_bytes(w, zero, sizeof zero);
     iden3_put_u32(w, 0);
 
-    return iden3_writer_commit(w);
+    return iden3_writer_finish(w, staged);
 }

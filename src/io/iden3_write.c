@@ -41,18 +41,25 @@ g16_status iden3_writer_open(iden3_writer **out, const char *path)
     return G16_OK;
 }
 
-g16_status iden3_writer_commit(iden3_writer *w)
+g16_status iden3_writer_finish(iden3_writer *w, atomic_file *staged)
 {
     flush(w);
     g16_status st = G16_OK;
     if (w->failed) {
         st = status_fail(G16_ERR_IO, "%s: write failed: %s", w->out.path, strerror(w->err));
         atomic_file_discard(&w->out);
-    } else {
-        st = atomic_file_commit(&w->out);
+    } else if (!(st = atomic_file_finish(&w->out))) {
+        *staged = w->out;
     }
     free(w);
     return st;
+}
+
+g16_status iden3_writer_commit(iden3_writer *w)
+{
+    atomic_file staged;
+    g16_status st = iden3_writer_finish(w, &staged);
+    return st ? st : atomic_file_commit(&staged);
 }
 
 uint8_t *iden3_reserve(iden3_writer *w, size_t n)

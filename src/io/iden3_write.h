@@ -11,6 +11,7 @@
 #include "curve/g1.h"
 #include "curve/g2.h"
 #include "g16.h"
+#include "util/atomic_file.h"
 
 typedef struct iden3_writer iden3_writer;
 
@@ -19,6 +20,10 @@ g16_status iden3_writer_open(iden3_writer **w, const char *path);
 /* Flushes, syncs and renames the temporary to PATH; on any failure removes it and
  * returns G16_ERR_IO naming the file. Frees w in every case. */
 g16_status iden3_writer_commit(iden3_writer *w);
+/* Its first half: the file written whole and synced under its temporary, which *staged
+ * now holds for the caller to commit or discard (atomic_file_finish), PATH untouched.
+ * Frees w in every case; on failure nothing is left behind. */
+g16_status iden3_writer_finish(iden3_writer *w, atomic_file *staged);
 
 /* Room for n (<= 64 KiB) more bytes; returns where they go. */
 uint8_t *iden3_reserve(iden3_writer *w, size_t n);

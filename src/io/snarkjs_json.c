@@ -298,7 +298,7 @@ static json_t *js_fp6(const fp6_t *a)
     return json_pack("[ooo]", js_fp2(&a->c0), js_fp2(&a->c1), js_fp2(&a->c2));
 }
 
-g16_status json_commit(atomic_file *af, json_t *root)
+g16_status json_finish(atomic_file *af, json_t *root)
 {
     g16_status st = G16_OK;
     if (!root)
@@ -310,7 +310,13 @@ g16_status json_commit(atomic_file *af, json_t *root)
         atomic_file_discard(af);
         return st;
     }
-    return atomic_file_commit(af);
+    return atomic_file_finish(af);
+}
+
+g16_status json_commit(atomic_file *af, json_t *root)
+{
+    g16_status st = json_finish(af, root);
+    return st ? st : atomic_file_commit(af);
 }
 
 g16_status json_write_file(const char *path, const json_t *root)

@@ -34,5 +34,8 @@ g16_status json_write_file(const char *path, const json_t *root);
  * before its work, not after): root is released, af committed, or discarded on failure
  * (root NULL: building it ran out of memory). */
 g16_status json_commit(atomic_file *af, json_t *root);
+/* json_commit's first half: root written and af finished (atomic_file_finish), the target
+ * untouched until the caller commits af; on failure af is discarded. */
+g16_status json_finish(atomic_file *af, json_t *root);
 
 #endif

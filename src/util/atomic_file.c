@@ -195,8 +195,11 @@ static bool sync_unsupported(int err)
     return err == EINVAL || err == ENOTSUP || err == EOPNOTSUPP || err == ENOSYS;
 }
 
-g16_status atomic_file_commit(atomic_file *af)
+/* The temporary made whole and durable but not yet in place; on failure af is released. */
+g16_status atomic_file_finish(atomic_file *af)
 {
+    if (!af->f)
+        return G16_OK; /* finished already */
     int err = 0;
     errno = 0;
     if (fflush(af->f) != 0)
@@ -208,20 +211,32 @@ g16_status atomic_file_commit(atomic_file *af)
     if (fclose(af->f) != 0 && !err)
         err = errno ? errno : EIO;
     af->f = NULL;
+    if (!err)
+        return G16_OK;
+    g16_status s = status_fail(G16_ERR_IO, "%s: write failed: %s", af->name, strerror(err));
+    atomic_file_discard(af);
+    return s;
+}
+
+g16_status atomic_file_commit(atomic_file *af)
+{
+    g16_status s = atomic_file_finish(af);
+    if (s)
+        return s;
+    int err = 0;
     bool renamed = false;
-    if (!err && af->tmp) {
+    if (af->tmp) {
         if ((renamed = rename(af->tmp, af->path) == 0))
             sync_directory(af->path);
         else if (errno == EBUSY || errno == EXDEV)
             err = copy_over(af->tmp, af->path);
         else
             err = errno;
+        if (!renamed)
+            unlink(af->tmp);
     }
-    if (af->tmp && !renamed)
-        unlink(af->tmp);
-    g16_status s = err ? status_fail(G16_ERR_IO, "%s: write failed: %s", af->name,
-                                     strerror(err))
-                       : G16_OK;
+    s = err ? status_fail(G16_ERR_IO, "%s: write failed: %s", af->name, strerror(err))
+            : G16_OK;
     release(af);
     return s;
 }

@@ -32,7 +32,14 @@ typedef struct {
 
 /* Starts a replacement of path: G16_ERR_IO naming the file when it cannot be created. */
 g16_status atomic_file_open(atomic_file *af, const char *path);
-/* Flushes, syncs, closes and renames into place; on any failure removes the temporary
+/* Flushes, syncs and closes, so that every byte is known to be written, but leaves the
+ * target as it was: for outputs that belong together (a proof and its public inputs, a
+ * key and its verifying key), each is finished before any is committed, so a failure
+ * leaves all of them as they were. On failure removes the temporary, releases af and
+ * returns G16_ERR_IO naming the file; on success af awaits commit or discard. (A file
+ * written in place has no old content to keep: finishing it only closes it.) */
+g16_status atomic_file_finish(atomic_file *af);
+/* Finishes (if not done) and renames into place; on any failure removes the temporary
  * and returns G16_ERR_IO naming the file. Releases af either way. */
 g16_status atomic_file_commit(atomic_file *af);
 /* Gives up: closes, removes the temporary, releases af (the target untouched, unless it

@@ -3,6 +3,8 @@
 # - an output that is an input (the key, the witness, the .r1cs, a trace) or another output
 #   is refused before anything is written, and the input is left byte for byte;
 # - outputs are tried before the work: one that cannot be written leaves no other behind;
+#   outputs that belong together (proof and public inputs, key and verifying key) are
+#   replaced together or not at all;
 # - a FIFO is refused as an input and, with no reader, as an output or a trace (never a
 #   wait);
 # - /dev/stdout appends to the file that stdout appends to;
@@ -73,8 +75,23 @@ refused "a proof into a FIFO nobody reads" "no process reads" prove circuit.zkey
 [ ! -e pub.json ] || fail "a proof into a FIFO nobody reads: pub.json left behind"
 refused "a trace into a FIFO nobody reads" "no process reads" prove circuit.zkey witness.wtns p.json pub.json --trace fifo
 [ ! -e p.json ] || fail "a trace into a FIFO nobody reads: p.json left behind"
+# Outputs that belong together are replaced together: the second failing at its last
+# write (a full disk) leaves the first as it was.
+echo "old key" > k2.zkey
 refused "setup's vk into a full disk" "No space left" setup circuit.r1cs k2.zkey --vk /dev/full
-rm -f k2.zkey
+[ "$(cat k2.zkey)" = "old key" ] || fail "setup's vk into a full disk: the old key was replaced"
+echo "old proof" > p.json
+refused "public into a full disk" "No space left" prove circuit.zkey witness.wtns p.json /dev/full
+[ "$(cat p.json)" = "old proof" ] || fail "public into a full disk: the old proof was replaced"
+rm -f k2.zkey p.json
+refused "bench --out and --proofs on one path" "are one file" bench --backend cpu --zkey circuit.zkey --wtns witness.wtns --out od --proofs od
+[ ! -e od ] || fail "bench --out and --proofs on one path: od made"
+echo "a file" > plain.txt
+refused "bench --out onto a file" "not a directory" bench --backend cpu --zkey circuit.zkey --wtns witness.wtns --out plain.txt
+mkdir od
+refused "bench --proofs onto a directory" "is a directory" bench --backend cpu --zkey circuit.zkey --wtns witness.wtns --proofs od
+[ -z "$(ls od)" ] || fail "bench --proofs onto a directory: od written into"
+rm -rf od plain.txt
 # With a reader, a FIFO is written (in place). The shell holds it open for reading (and
 # writing, so that the open does not wait) before g16 opens it, then reads what came.
 exec 3<> fifo
