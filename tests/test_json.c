@@ -1,6 +1,7 @@
 /* Decimal conversion and snarkjs JSON files: round trips of proofs, public inputs and
  * verifying keys, the verifier on a proof built from a known trapdoor, and rejections of
- * malformed files with their status codes. */
+ * malformed files with their status codes; files written together (json_write_files)
+ * land together or not at all. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -231,6 +232,50 @@ static void test_rejections(void)
     expect_status(json_read_vk(&vk, path_of("v.json")), G16_ERR_FORMAT, "nPublic");
 }
 
+/* The text of file name in g_dir ("" when it cannot be read). */
+static const char *text_of(const char *name)
+{
+    static char buf[256];
+    buf[0] = '\0';
+    FILE *f = fopen(path_of(name), "rb");
+    if (f) {
+        buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+        fclose(f);
+    }
+    return buf;
+}
+
+/* json_write_files: files that belong together land together, or none does. */
+static void test_write_files(void)
+{
+    write_text("one.json", "old one");
+    write_text("two.json", "old two");
+    json_t *values[3] = {json_integer(1), json_integer(2), json_integer(3)};
+    char paths[3][256];
+    snprintf(paths[0], sizeof paths[0], "%s", path_of("one.json"));
+    snprintf(paths[1], sizeof paths[1], "%s", path_of("two.json"));
+    snprintf(paths[2], sizeof paths[2], "/dev/full");
+    const char *p[3] = {paths[0], paths[1], paths[2]};
+    /* The third file fails at its last write (/dev/full): the first two keep their text. */
+    if (access("/dev/full", W_OK) == 0) {
+        expect_status(json_write_files(p, values, 3), G16_ERR_IO, "/dev/full");
+        CHECK(!strcmp(text_of("one.json"), "old one"));
+        CHECK(!strcmp(text_of("two.json"), "old two"));
+    } else {
+        printf("  skipped: a partner on /dev/full (no /dev/full here)\n");
+    }
+    /* A value missing: nothing written. */
+    json_t *holed[2] = {values[0], NULL};
+    expect_status(json_write_files(p, holed, 2), G16_ERR_INVALID_ARGUMENT, "nothing to write");
+    CHECK(!strcmp(text_of("one.json"), "old one"));
+    /* All well: both land. */
+    CHECK(json_write_files(p, values, 2) == G16_OK);
+    CHECK(!strcmp(text_of("one.json"), "1"));
+    CHECK(!strcmp(text_of("two.json"), "2"));
+    for (size_t i = 0; i < 3; i++)
+        json_decref(values[i]);
+}
+
 int main(void)
 {
     test_init("test_json");
@@ -242,6 +287,7 @@ int main(void)
     for (size_t i = 0; i < test_count(3); i++)
         test_round_trip_and_verify();
     test_rejections();
+    test_write_files();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
     CHECK(system(cmd) == 0);

@@ -219,7 +219,6 @@ static void print_json(json_t *v)
 /* Writes a done job's result: verification_key.json, proof_<i>.json, public_<i>.json. */
 static bool write_result(const char *cmd, json_t *result, const char *dir)
 {
-    char path[4200];
     if (!cli_out_dir(cmd, dir))
         return false;
     json_t *proofs = json_object_get(result, "proofs");
@@ -231,16 +230,32 @@ static bool write_result(const char *cmd, json_t *result, const char *dir)
                         "verification_key are missing\n", cmd);
         return false;
     }
-    snprintf(path, sizeof path, "%s/verification_key.json", dir);
-    bool ok = json_write_file(path, vk) == G16_OK;
-    for (size_t i = 0; ok && i < json_array_size(proofs); i++) {
-        snprintf(path, sizeof path, "%s/proof_%zu.json", dir, i);
-        ok = json_write_file(path, json_array_get(proofs, i)) == G16_OK;
-        snprintf(path, sizeof path, "%s/public_%zu.json", dir, i);
-        ok = ok && json_write_file(path, json_array_get(pubs, i)) == G16_OK;
+    /* All of them or none: a failure (a full disk) leaves the directory's old files,
+     * never a new proof beside an old one's public inputs. */
+    size_t np = json_array_size(proofs), n = 1 + 2 * np;
+    char **paths = calloc(n, sizeof *paths);
+    json_t **values = calloc(n, sizeof *values);
+    bool ok = paths && values;
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t k = (i - 1) / 2; /* the proof's index, for i >= 1 */
+        int len = i == 0     ? asprintf(&paths[i], "%s/verification_key.json", dir)
+                  : i % 2 ? asprintf(&paths[i], "%s/proof_%zu.json", dir, k)
+                           : asprintf(&paths[i], "%s/public_%zu.json", dir, k);
+        if (len < 0)
+            paths[i] = NULL; /* asprintf leaves it undefined */
+        ok = paths[i] != NULL;
+        values[i] = i == 0 ? vk : json_array_get(i % 2 ? proofs : pubs, k);
     }
     if (!ok)
+        fprintf(stderr, "%s: out of memory\n", cmd);
+    else if (json_write_files((const char *const *)paths, values, n) != G16_OK) {
         fprintf(stderr, "%s: %s\n", cmd, g16_last_error());
+        ok = false;
+    }
+    for (size_t i = 0; paths && i < n; i++)
+        free(paths[i]);
+    free(paths);
+    free(values);
     return ok;
 }
 

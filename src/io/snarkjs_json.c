@@ -328,6 +328,29 @@ g16_status json_write_file(const char *path, const json_t *root)
     return st ? st : json_commit(&af, json_incref((json_t *)root));
 }
 
+g16_status json_write_files(const char *const *paths, json_t *const *roots, size_t n)
+{
+    atomic_file *staged = calloc(n ? n : 1, sizeof *staged);
+    if (!staged)
+        return status_fail(G16_ERR_OUT_OF_MEMORY, "%zu files to write", n);
+    g16_status st = G16_OK;
+    size_t done = 0;
+    for (; !st && done < n; done++) {
+        if (!roots[done])
+            st = status_fail(G16_ERR_INVALID_ARGUMENT, "%s: nothing to write", paths[done]);
+        else if (!(st = atomic_file_open(&staged[done], paths[done])))
+            st = json_finish(&staged[done], json_incref(roots[done]));
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!st)
+            st = atomic_file_commit(&staged[i]);
+        else if (staged[i].name) /* finished, or never opened (released: name NULL) */
+            atomic_file_discard(&staged[i]);
+    }
+    free(staged);
+    return st;
+}
+
 /* root (NULL: building it ran out of memory) written as path, then released. */
 static g16_status dump(json_t *root, const char *path)
 {

@@ -30,6 +30,10 @@ json_t *json_vk_object(const groth16_vk *vk);
 /* Writes any such value as path's new content, indented as snarkjs writes its files; the
  * file is replaced whole (util/atomic_file.h). */
 g16_status json_write_file(const char *path, const json_t *root);
+/* n such files that belong together (a job's proofs, public inputs and verifying key):
+ * every one written and synced under its temporary before any replaces its file, so a
+ * failure (a full disk, a NULL root) leaves all n as they were. */
+g16_status json_write_files(const char *const *paths, json_t *const *roots, size_t n);
 /* The same into a file opened beforehand (so that a command finds a path it cannot write
  * before its work, not after): root is released, af committed, or discarded on failure
  * (root NULL: building it ran out of memory). */

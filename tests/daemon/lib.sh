@@ -38,13 +38,13 @@ start_daemon() {
 
 # stop_daemon PID [SIGNAL]: signals it and waits (at most 120 s); returns its exit status.
 stop_daemon() {
-  local pid=$1 sig=${2:-TERM}
+  local pid=$1 sig=${2:-TERM} limit=${3:-120}
   kill -"$sig" "$pid" 2>/dev/null || true
-  for _ in $(seq 1 1200); do
+  for _ in $(seq 1 $((limit * 10))); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
-  kill -0 "$pid" 2>/dev/null && fail "daemon $pid still running 120 s after SIG$sig"
+  kill -0 "$pid" 2>/dev/null && fail "daemon $pid still running $limit s after SIG$sig"
   local rc=0
   wait "$pid" || rc=$?
   return $rc
