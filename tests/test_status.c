@@ -49,6 +49,27 @@ int main(void)
     n = strlen(e);
     CHECK(n > 400 && n >= 18 && strcmp(e + n - 18, "File name too long") == 0);
 
+    /* status_text_fit, for messages kept in fixed buffers: whole when it fits, exactly at
+     * the limit too; else beginning and end around " [...] ", filling the buffer; a
+     * buffer too small to cut well keeps the beginning. */
+    char small[40];
+    status_text_fit(small, sizeof small, "short");
+    CHECK(strcmp(small, "short") == 0);
+    char exact[40];
+    memset(exact, 'e', 39);
+    exact[39] = 0;
+    status_text_fit(small, sizeof small, exact);
+    CHECK(strcmp(small, exact) == 0);
+    status_text_fit(small, sizeof small, e); /* the long path's message */
+    CHECK(strlen(small) == sizeof small - 1 && strncmp(small, "ppp", 3) == 0 &&
+          strstr(small, " [...] ") != NULL);
+    CHECK(strcmp(small + strlen(small) - 18, "File name too long") == 0);
+    char tiny[8] = "unset";
+    status_text_fit(tiny, sizeof tiny, "a message longer than eight");
+    CHECK(strcmp(tiny, "a messa") == 0);
+    status_text_fit(tiny, 0, "nothing written"); /* no room: dst untouched */
+    CHECK(strcmp(tiny, "a messa") == 0);
+
     status_clear();
     CHECK(g16_last_error()[0] == 0);
     return test_finish();

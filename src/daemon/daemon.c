@@ -78,7 +78,9 @@ static void outcome_fail(outcome *o, g16_status st, const char *fmt, ...)
     o->st = st;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(o->error, sizeof o->error, fmt, ap);
+    char text[2048];
+    vsnprintf(text, sizeof text, fmt, ap);
+    status_text_fit(o->error, sizeof o->error, text);
     va_end(ap);
 }
 

@@ -170,7 +170,7 @@ static g16_status record_failure(job_result *r, g16_status st)
     r->ms_total = r->ms_synth + r->ms_prove + r->ms_verify;
     r->state = JOB_PARTITION_FAILED;
     r->status = st;
-    snprintf(r->error, sizeof r->error, "%s", g16_last_error());
+    status_text_fit(r->error, sizeof r->error, g16_last_error());
     return st;
 }
 

@@ -391,7 +391,7 @@ static void stop_job(pipeline *pl, pipeline_job *pj, g16_status st, const char *
         return;
     pj->stop = true;
     pj->status = st;
-    snprintf(pj->error, sizeof pj->error, "%s", error);
+    status_text_fit(pj->error, sizeof pj->error, error);
     admit_list_remove(pl, pj);
     for (item *it = take_job_items(&pl->prove_head, &pl->prove_tail, pj), *next; it;
          it = next) {
@@ -417,7 +417,7 @@ static void stop_job(pipeline *pl, pipeline_job *pj, g16_status st, const char *
 static void fail_job(pipeline *pl, pipeline_job *pj, size_t p, g16_status st)
 {
     const job_result *r = job_get_result(pj->job, p);
-    char msg[320];
+    char msg[sizeof r->error + 64];
     snprintf(msg, sizeof msg, "job %d, partition %zu: %s", (int)pj->id, p,
              strip_partition_prefix(r->error[0] ? r->error : g16_status_message(st)));
     stop_job(pl, pj, st, msg);
@@ -1340,7 +1340,7 @@ void pipeline_job_info_get(pipeline *pl, const pipeline_job *pj, pipeline_job_in
                                .end_ms = pj->end_ms};
     if (job_finished(pj)) {
         out->status = pj->status;
-        snprintf(out->error, sizeof out->error, "%s", pj->error);
+        status_text_fit(out->error, sizeof out->error, pj->error);
     }
     for (size_t p = 0; p < pj->n; p++) {
         if (pj->items[p].state != ITEM_RESOLVED)

@@ -19,7 +19,7 @@ static void keep_error(trace_session *s, g16_status st)
 {
     if (st && !s->st) {
         s->st = st;
-        snprintf(s->error, sizeof s->error, "%s", g16_last_error());
+        status_text_fit(s->error, sizeof s->error, g16_last_error());
     }
 }
 

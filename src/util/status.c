@@ -32,6 +32,27 @@ const char *g16_version(void) { return G16_VERSION; }
 
 void status_clear(void) { last_error[0] = 0; }
 
+void status_text_fit(char *dst, size_t cap, const char *text)
+{
+    static const char CUT[] = " [...] ";
+    size_t n = strlen(text), room = cap ? cap - 1 : 0;
+    if (n <= room) {
+        memcpy(dst, text, n + 1);
+    } else if (room < 3 * (sizeof CUT - 1)) {
+        if (cap) { /* too small to cut well: the beginning */
+            memcpy(dst, text, room);
+            dst[room] = '\0';
+        }
+    } else {
+        /* Too long (a path of thousands of characters): the middle goes, so that what
+         * the message says of the path (at its end) is kept with its beginning. */
+        size_t head = room / 3, tail = room - head - (sizeof CUT - 1);
+        memcpy(dst, text, head);
+        memcpy(dst + head, CUT, sizeof CUT - 1);
+        memcpy(dst + head + sizeof CUT - 1, text + n - tail, tail + 1);
+    }
+}
+
 g16_status status_fail(g16_status status, const char *fmt, ...)
 {
     /* Out-of-memory details name what was being allocated ("setup for 4026531840 wires
@@ -50,20 +71,9 @@ g16_status status_fail(g16_status status, const char *fmt, ...)
         text = local; /* cut at 2 KiB: the middle goes below all the same */
     va_end(again);
     static const char OOM[] = "out of memory: ";
-    size_t k = status == G16_ERR_OUT_OF_MEMORY && !strstr(text, "out of ") ? sizeof OOM - 1 : 0,
-           n = strlen(text), room = sizeof last_error - 1 - k;
+    size_t k = status == G16_ERR_OUT_OF_MEMORY && !strstr(text, "out of ") ? sizeof OOM - 1 : 0;
     memcpy(last_error, OOM, k);
-    if (n <= room) {
-        memcpy(last_error + k, text, n + 1);
-    } else {
-        /* Too long (a path of thousands of characters): the middle goes, so that what
-         * the message says of the path (at its end) is kept with its beginning. */
-        static const char CUT[] = " [...] ";
-        size_t head = room / 3, tail = room - head - (sizeof CUT - 1);
-        memcpy(last_error + k, text, head);
-        memcpy(last_error + k + head, CUT, sizeof CUT - 1);
-        memcpy(last_error + k + head + sizeof CUT - 1, text + n - tail, tail + 1);
-    }
+    status_text_fit(last_error + k, sizeof last_error - k, text);
     if (text != local)
         free(text);
     return status;

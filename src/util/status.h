@@ -6,6 +6,8 @@
 #ifndef G16_UTIL_STATUS_H
 #define G16_UTIL_STATUS_H
 
+#include <stddef.h>
+
 #include "g16.h"
 
 #ifdef __cplusplus
@@ -14,6 +16,11 @@ extern "C" {
 
 __attribute__((format(printf, 2, 3)))
 g16_status status_fail(g16_status status, const char *fmt, ...);
+
+/* text copied into dst[cap] (NUL-terminated); when too long it loses its middle, marked
+ * " [...] ", and keeps its beginning and its end (where a message says what is wrong).
+ * For messages kept in fixed buffers (a job's error, a partition's). */
+void status_text_fit(char *dst, size_t cap, const char *text);
 
 /* Forget the last error (at the start of a public call). */
 void status_clear(void);

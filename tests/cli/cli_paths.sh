@@ -120,6 +120,9 @@ refused "a 191-byte binary proof" "binary one of 192 bytes" verify verification_
 long=$TMP/$(printf 'x%.0s' $(seq 250))
 for _ in $(seq 17); do long=$long/$(printf 'y%.0s' $(seq 250)); done
 refused "a path of 4,500 characters" "File name too long" verify "$long" public.json proof.json
+# The same as a witness of a job: the reason survives the job's and the partition's
+# prefixes and its fixed-size message buffers.
+refused "a witness path of 4,500 characters" "File name too long" bench --backend cpu --zkey circuit.zkey --wtns "$long"
 unchanged "the end"
 
 [ $fails = 0 ] && echo "cli_paths: every check passed" || echo "cli_paths: $fails failed"
