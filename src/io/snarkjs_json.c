@@ -321,11 +321,8 @@ g16_status json_commit(atomic_file *af, json_t *root)
 
 g16_status json_write_file(const char *path, const json_t *root)
 {
-    if (!root)
-        return status_fail(G16_ERR_INVALID_ARGUMENT, "%s: nothing to write", path);
-    atomic_file af;
-    g16_status st = atomic_file_open(&af, path);
-    return st ? st : json_commit(&af, json_incref((json_t *)root));
+    json_t *const roots[1] = {(json_t *)root};
+    return json_write_files(&path, roots, 1);
 }
 
 g16_status json_write_files(const char *const *paths, json_t *const *roots, size_t n)
@@ -334,12 +331,11 @@ g16_status json_write_files(const char *const *paths, json_t *const *roots, size
     if (!staged)
         return status_fail(G16_ERR_OUT_OF_MEMORY, "%zu files to write", n);
     g16_status st = G16_OK;
-    size_t done = 0;
-    for (; !st && done < n; done++) {
-        if (!roots[done])
-            st = status_fail(G16_ERR_INVALID_ARGUMENT, "%s: nothing to write", paths[done]);
-        else if (!(st = atomic_file_open(&staged[done], paths[done])))
-            st = json_finish(&staged[done], json_incref(roots[done]));
+    for (size_t i = 0; !st && i < n; i++) {
+        if (!roots[i])
+            st = status_fail(G16_ERR_INVALID_ARGUMENT, "%s: nothing to write", paths[i]);
+        else if (!(st = atomic_file_open(&staged[i], paths[i])))
+            st = json_finish(&staged[i], json_incref(roots[i]));
     }
     for (size_t i = 0; i < n; i++) {
         if (!st)
